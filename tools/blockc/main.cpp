@@ -1,0 +1,57 @@
+//===- main.cpp - The blockc driver ---------------------------------------===//
+//
+// `blockc COMMAND ...`: one table of subcommands, each in its own file.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include <iostream>
+#include <string_view>
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const std::vector<std::string> &);
+};
+
+const Command kCommands[] = {
+    {"check", "parse and verify a .bir file", blockc::driver::runCheck},
+    {"print", "print a .bir file in canonical form with constexprs bound",
+     blockc::driver::runPrint},
+};
+
+void printUsage(std::ostream &out) {
+  out << "usage: blockc COMMAND [options]\n\n"
+         "blockc compiles blocked kernels written in Block IR to vector and matrix code.\n\n"
+         "commands:\n";
+  for (const Command &c : kCommands)
+    out << "  " << c.name << std::string(10 - c.name.size(), ' ') << c.summary << "\n";
+  out << "\n'blockc COMMAND --help' describes a command's options.\n"
+         "  --version  print the version\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printUsage(std::cerr);
+    return 1;
+  }
+  std::string_view command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    printUsage(std::cout);
+    return 0;
+  }
+  if (command == "--version") {
+    std::cout << "blockc " << BLOCKC_VERSION << "\n";
+    return 0;
+  }
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const Command &c : kCommands)
+    if (c.name == command)
+      return c.run(args);
+  std::cerr << "blockc: unknown command '" << command << "'; run 'blockc --help'\n";
+  return 1;
+}
