@@ -89,6 +89,7 @@ private:
   std::vector<std::unordered_map<std::string, Value *>> scopes_;
   std::unordered_map<std::string, SourceLoc> definedInFunction_;
   unsigned nesting_ = 0;
+  unsigned exprNesting_ = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -435,11 +436,11 @@ bool Parser::parsePrimary(int64_t &value) {
     return true;
   }
   if (at(TokenKind::LParen)) {
-    if (++nesting_ > kMaxNesting)
+    if (++exprNesting_ > kMaxNesting)
       return errorHere("expression nested deeper than " + std::to_string(kMaxNesting));
     advance();
     bool ok = parseIntExpr(value) && expect(TokenKind::RParen, "to close the expression");
-    --nesting_;
+    --exprNesting_;
     return ok;
   }
   if (at(TokenKind::Identifier)) {

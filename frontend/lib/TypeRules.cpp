@@ -90,8 +90,8 @@ std::optional<TypeError> broadcastOperands(const Operation &op, std::initializer
     const Type &t = op.operands[i]->type();
     std::optional<Shape> joined = broadcastShapes(shape, t.shape());
     if (!joined)
-      return operandError(i, "shape " + formatShape(t.shape()) + " does not broadcast with " +
-                                 formatShape(shape));
+      return operandError(i, "shapes " + formatShape(shape) + " and " + formatShape(t.shape()) +
+                                 " do not broadcast");
     shape = *joined;
   }
   return std::nullopt;
@@ -111,6 +111,9 @@ bool isNumber(const Type &t) {
 }
 bool isIntegerType(const Type &t) {
   return t.isInteger();
+}
+bool isShiftable(const Type &t) {
+  return t.isInteger() && !t.isBool();
 }
 bool isFloatType(const Type &t) {
   return t.isFloat();
@@ -466,8 +469,12 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
   case OpClass::FloatUnary:
     return inferElementwise(op, op.opClass() == OpClass::FloatUnary ? 1 : 2, isFloatType, "floats",
                             results);
-  case OpClass::Bitwise:
-    return inferElementwise(op, 2, isIntegerType, "integers", results);
+  case OpClass::Bitwise: {
+    bool isShift =
+        op.kind() == OpKind::Shl || op.kind() == OpKind::AShr || op.kind() == OpKind::LShr;
+    return isShift ? inferElementwise(op, 2, isShiftable, "integers wider than i1", results)
+                   : inferElementwise(op, 2, isIntegerType, "integers", results);
+  }
   case OpClass::ArithUnary:
     return inferElementwise(op, 1, isNumber, "numbers", results);
   case OpClass::BitwiseUnary:

@@ -11,6 +11,7 @@ namespace blockc {
 
 namespace {
 
+// Counted as the parser counts: the function body is depth 1.
 constexpr unsigned kMaxRegionDepth = 64;
 
 std::string typeList(const std::vector<Type> &types) {
@@ -49,6 +50,7 @@ private:
   std::unordered_set<std::string> definedFunctions_;
   std::unordered_set<const Value *> visible_;
   std::unordered_map<std::string, SourceLoc> names_;
+  std::string currentFunction_;
 };
 
 bool Verifier::run() {
@@ -79,6 +81,7 @@ bool Verifier::define(const Value &value) {
 bool Verifier::verifyFunction(const Function &fn) {
   visible_.clear();
   names_.clear();
+  currentFunction_ = fn.name;
   for (const auto &arg : fn.body.args) {
     if (fn.isKernel && arg->type().isBlock())
       return fail(arg->loc(), "kernel parameter %" + arg->name() + " has block type '" +
@@ -89,7 +92,7 @@ bool Verifier::verifyFunction(const Function &fn) {
   }
   if (fn.isKernel && !fn.resultTypes.empty())
     return fail(fn.loc, "kernel @" + fn.name + " cannot return values");
-  return verifyRegion(fn.body, fn.resultTypes, OpKind::Return, !fn.isKernel, 0);
+  return verifyRegion(fn.body, fn.resultTypes, OpKind::Return, !fn.isKernel, 1);
 }
 
 bool Verifier::verifyRegion(const Region &region, const std::vector<Type> &yieldTypes,
@@ -145,6 +148,8 @@ bool Verifier::verifyOp(const Operation &op, unsigned depth) {
                                 "' is not defined where it is used" +
                                 (v ? " (%" + v->name() + ")" : ""));
   }
+  if (op.kind() == OpKind::Call && op.callee == currentFunction_)
+    return fail(op.loc(), "@" + op.callee + " calls itself; recursion is not supported");
   if (op.kind() == OpKind::Call && !definedFunctions_.count(op.callee))
     return fail(op.loc(), "call to @" + op.callee +
                               " before its definition; define functions before calling them "

@@ -1,0 +1,127 @@
+/*===- runtime.h - Launching a blockc kernel over a grid ----------*- C -*-===//
+//
+// The C API of blockc's launcher: it runs every program of a grid exactly once
+// in one OpenMP parallel loop. It needs only the C++17 standard library and
+// OpenMP, never LLVM: a board runs an app linked with libblockc_runtime and
+// ahead-of-time compiled kernel objects, not a compiler.
+//
+// Every option has an environment variable; docs/launcher.md is the one table
+// of both, with defaults and semantics.
+//
+//===----------------------------------------------------------------------===*/
+#ifndef BLOCKC_RUNTIME_H
+#define BLOCKC_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A C API follows C's naming: snake_case with a blockc_ prefix.
+ * NOLINTBEGIN(readability-identifier-naming) */
+
+/* A kernel compiled by blockc. `args[i]` points to the storage of argument i
+ * (for a pointer argument, to the pointer). Program ids and grid sizes are
+ * int32, as Triton's tl.program_id and tl.num_programs are. */
+typedef void (*blockc_kernel_fn)(void **args, int32_t pid_x, int32_t pid_y, int32_t pid_z,
+                                 int32_t grid_x, int32_t grid_y, int32_t grid_z);
+
+/* Every function that can fail returns one of these; blockc_last_error() then
+ * says which option or argument was wrong, and its value. */
+typedef enum blockc_status {
+  BLOCKC_SUCCESS = 0,
+  BLOCKC_ERROR_INVALID_ARGUMENT = 1,    /* null kernel or options, bad grid */
+  BLOCKC_ERROR_INVALID_OPTION = 2,      /* a field of blockc_launch_options */
+  BLOCKC_ERROR_INVALID_ENVIRONMENT = 3, /* a BLOCKC_* environment variable */
+  BLOCKC_ERROR_AFFINITY = 4             /* pinning failed at launch; no program ran */
+} blockc_status;
+
+/* The number of programs along each axis. Each is in [0, INT32_MAX] because a
+ * kernel receives its ids as int32. The fields are int64 so that a negative
+ * count (a size computed wrongly by the caller) is reported instead of
+ * wrapping around to a launch of billions of programs; the grid's product may
+ * exceed 2^32 and is always computed in 64 bits. */
+typedef struct blockc_grid {
+  int64_t x;
+  int64_t y;
+  int64_t z;
+} blockc_grid;
+
+/* In which order the flat loop index walks the grid. Order matters for cache
+ * reuse between programs that run close in time on one thread. */
+typedef enum blockc_grid_order {
+  BLOCKC_ORDER_X_FASTEST = 0, /* x varies fastest, then y, then z */
+  BLOCKC_ORDER_Z_FASTEST = 1, /* z varies fastest, then y, then x */
+  /* Triton's GROUP_M swizzle on each (x, y) plane, y being the tile row
+   * (pid_m) and x the tile column (pid_n): consecutive programs walk down a
+   * column of `group_size` rows before moving to the next column; z slowest. */
+  BLOCKC_ORDER_GROUPED = 2
+} blockc_grid_order;
+
+/* The OpenMP schedule of the flat loop. */
+typedef enum blockc_schedule {
+  BLOCKC_SCHEDULE_STATIC = 0,
+  BLOCKC_SCHEDULE_DYNAMIC = 1,
+  BLOCKC_SCHEDULE_GUIDED = 2
+} blockc_schedule;
+
+/* Affinity lives in the options struct, not behind a pointer, so that a launch
+ * never allocates. Core ids must fit a glibc cpu_set_t (CPU_SETSIZE = 1024). */
+#define BLOCKC_MAX_AFFINITY_CORES 256
+#define BLOCKC_MAX_CORE_ID 1023
+/* Above this, thread creation itself would fail inside the OpenMP runtime and
+ * abort the process: a number that large is a mistake, reported as one. */
+#define BLOCKC_MAX_THREADS 1024
+
+/* Enumerations are stored as int32_t so that the layout is the same for every
+ * C and C++ compiler (C leaves the size of an enum to the compiler). */
+typedef struct blockc_launch_options {
+  int32_t num_threads;        /* 0: the affinity core count, else OpenMP's default */
+  int32_t order;              /* a blockc_grid_order */
+  int32_t group_size;         /* rows per group of BLOCKC_ORDER_GROUPED, >= 1 */
+  int32_t schedule;           /* a blockc_schedule */
+  int32_t chunk_size;         /* 0: the schedule's default */
+  int32_t num_affinity_cores; /* 0: threads are not pinned */
+  /* OpenMP thread t is pinned to affinity_cores[t % num_affinity_cores]. */
+  int32_t affinity_cores[BLOCKC_MAX_AFFINITY_CORES];
+} blockc_launch_options;
+
+/* Sets the defaults: OpenMP's thread count, x fastest, group size 8, static
+ * schedule with OpenMP's default chunk, no pinning. Reads no environment. */
+void blockc_launch_options_init(blockc_launch_options *options);
+
+/* Overrides the fields whose environment variable is set and not empty
+ * (BLOCKC_NUM_THREADS, BLOCKC_GRID_ORDER, BLOCKC_GROUP_SIZE, BLOCKC_SCHEDULE,
+ * BLOCKC_CHUNK, BLOCKC_AFFINITY) and leaves the others alone. On an error,
+ * `*options` is unchanged. If `error_message` is not null it receives the
+ * message (as blockc_last_error() gives it), or null on success. Only syntax
+ * and ranges are checked here; whether the process may use the listed cores
+ * is checked by blockc_launch_options_check and blockc_launch. */
+int blockc_launch_options_from_env(blockc_launch_options *options, const char **error_message);
+
+/* Checks every field, including that each affinity core is in the calling
+ * thread's CPU affinity mask. blockc_launch performs the same check. */
+int blockc_launch_options_check(const blockc_launch_options *options);
+
+/* Runs kernel(args, x, y, z, grid.x, grid.y, grid.z) once for every program of
+ * the grid and returns when all have finished. A null `options` means the
+ * defaults overridden by the environment, read at every such call. A grid
+ * with a zero dimension runs nothing and succeeds (after its options are
+ * checked). A one-thread launch, which includes every one-program grid, runs
+ * on the calling thread without entering OpenMP. Safe to call from several
+ * threads at once. */
+int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
+                  const blockc_launch_options *options);
+
+/* The message of the last call on this thread that failed, or "" if the last
+ * call succeeded. It stays valid until the next blockc call on this thread. */
+const char *blockc_last_error(void);
+
+/* NOLINTEND(readability-identifier-naming) */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* BLOCKC_RUNTIME_H */

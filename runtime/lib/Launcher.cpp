@@ -1,0 +1,190 @@
+//===- Launcher.cpp - blockc_launch: the grid as one OpenMP loop ----------===//
+//
+// The whole grid is one flat loop, so OpenMP's schedule balances over all
+// programs at once whatever the grid's shape; the grid order is only how a
+// flat index is decoded. Nothing here allocates: options are read in place,
+// the decoder and each thread's pinning state live on the stack.
+//
+//===----------------------------------------------------------------------===//
+#include "GridOrder.h"
+#include "LastError.h"
+#include "ThreadPinning.h"
+#include "blockc/runtime.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <omp.h>
+
+using namespace blockc::runtime;
+
+namespace {
+
+struct Launch {
+  blockc_kernel_fn kernel;
+  void **args;
+  int32_t gridX, gridY, gridZ;
+  int64_t programs;
+  const blockc_launch_options &options;
+};
+
+template <typename Order> void runProgram(const Launch &launch, const Order &order, int64_t flat) {
+  ProgramId id = order(flat);
+  launch.kernel(launch.args, id.x, id.y, id.z, launch.gridX, launch.gridY, launch.gridZ);
+}
+
+/// The schedule kind is OpenMP syntax, hence one loop per kind. The
+/// alternative, schedule(runtime) after omp_set_schedule, would overwrite a
+/// setting that belongs to the application.
+template <typename Order> void runShareOfLoop(const Launch &launch, const Order &order) {
+  const int64_t programs = launch.programs;
+  const int chunk = launch.options.chunk_size;
+  switch (launch.options.schedule) {
+  case BLOCKC_SCHEDULE_DYNAMIC: {
+    const int dynamicChunk = std::max(chunk, 1); // OpenMP's default chunk is 1
+#pragma omp for schedule(dynamic, dynamicChunk) nowait
+    for (int64_t flat = 0; flat < programs; ++flat)
+      runProgram(launch, order, flat);
+    break;
+  }
+  case BLOCKC_SCHEDULE_GUIDED: {
+    const int minimumChunk = std::max(chunk, 1); // OpenMP's default minimum is 1
+#pragma omp for schedule(guided, minimumChunk) nowait
+    for (int64_t flat = 0; flat < programs; ++flat)
+      runProgram(launch, order, flat);
+    break;
+  }
+  default:
+    // Without a chunk, static gives each thread one contiguous range: a
+    // different schedule from any chunk size, not a default chunk.
+    if (chunk == 0) {
+#pragma omp for schedule(static) nowait
+      for (int64_t flat = 0; flat < programs; ++flat)
+        runProgram(launch, order, flat);
+    } else {
+#pragma omp for schedule(static, chunk) nowait
+      for (int64_t flat = 0; flat < programs; ++flat)
+        runProgram(launch, order, flat);
+    }
+    break;
+  }
+}
+
+/// -1 when the launch pins nothing.
+int coreOfThread(const blockc_launch_options &options, int thread) {
+  int count = options.num_affinity_cores;
+  return count > 0 ? options.affinity_cores[thread % count] : -1;
+}
+
+int pinningFailed(int thread, int core, int error) {
+  return fail(BLOCKC_ERROR_AFFINITY,
+              "pinning OpenMP thread %d to core %d failed: %s; no program ran", thread, core,
+              std::strerror(error));
+}
+
+template <typename Order> int runOnCallingThread(const Launch &launch, const Order &order) {
+  int core = coreOfThread(launch.options, 0);
+  ThreadPin pin(core);
+  if (pin.error())
+    return pinningFailed(0, core, pin.error());
+  for (int64_t flat = 0; flat < launch.programs; ++flat)
+    runProgram(launch, order, flat);
+  return succeed();
+}
+
+template <typename Order> int runInParallel(const Launch &launch, const Order &order, int threads) {
+  const bool pinning = launch.options.num_affinity_cores > 0;
+  std::atomic<int> failedThread{-1};
+  int failedCore = 0, failedError = 0; // written only by the thread that set failedThread
+
+#pragma omp parallel num_threads(threads)
+  {
+    int thread = omp_get_thread_num();
+    int core = coreOfThread(launch.options, thread);
+    ThreadPin pin(core);
+    if (pinning) {
+      int noFailure = -1;
+      if (pin.error() && failedThread.compare_exchange_strong(noFailure, thread)) {
+        failedCore = core;
+        failedError = pin.error();
+      }
+      // Every thread decides after this barrier, from the same flag, so that a
+      // failed pin means that no program ran rather than some of them.
+#pragma omp barrier
+    }
+    if (failedThread.load() < 0)
+      runShareOfLoop(launch, order);
+  }
+
+  if (int thread = failedThread.load(); thread >= 0)
+    return pinningFailed(thread, failedCore, failedError);
+  return succeed();
+}
+
+template <typename Order> int run(const Launch &launch, const Order &order) {
+  const blockc_launch_options &options = launch.options;
+  int64_t threads = options.num_threads > 0          ? options.num_threads
+                    : options.num_affinity_cores > 0 ? options.num_affinity_cores
+                                                     : omp_get_max_threads();
+  // Threads beyond one per program would only wait at the barrier.
+  threads = std::min(threads, launch.programs);
+  if (threads <= 1)
+    return runOnCallingThread(launch, order);
+  return runInParallel(launch, order, int(threads));
+}
+
+int runInOrder(const Launch &launch) {
+  switch (launch.options.order) {
+  case BLOCKC_ORDER_Z_FASTEST:
+    return run(launch, ZFastestOrder{launch.gridY, launch.gridZ});
+  case BLOCKC_ORDER_GROUPED:
+    return run(launch, GroupedOrder{launch.gridX, launch.gridY, launch.options.group_size});
+  default:
+    return run(launch, XFastestOrder{launch.gridX, launch.gridY});
+  }
+}
+
+int countPrograms(const blockc_grid &grid, int64_t &programs) {
+  const int64_t sizes[3] = {grid.x, grid.y, grid.z};
+  const char axes[3] = {'x', 'y', 'z'};
+  for (int axis = 0; axis < 3; ++axis)
+    if (sizes[axis] < 0 || sizes[axis] > INT32_MAX)
+      return fail(BLOCKC_ERROR_INVALID_ARGUMENT,
+                  "grid.%c = %lld: expected 0 to %d (program ids are int32)", axes[axis],
+                  (long long)sizes[axis], INT32_MAX);
+  int64_t plane = grid.x * grid.y; // < 2^62: each factor is below 2^31
+  if (plane != 0 && grid.z > INT64_MAX / plane)
+    return fail(BLOCKC_ERROR_INVALID_ARGUMENT,
+                "grid %lld x %lld x %lld: more than 2^63-1 programs in all", (long long)grid.x,
+                (long long)grid.y, (long long)grid.z);
+  programs = plane * grid.z;
+  return BLOCKC_SUCCESS;
+}
+
+} // namespace
+
+extern "C" int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
+                             const blockc_launch_options *options) {
+  if (!kernel)
+    return fail(BLOCKC_ERROR_INVALID_ARGUMENT, "kernel is NULL");
+  int64_t programs = 0;
+  if (int status = countPrograms(grid, programs))
+    return status;
+
+  blockc_launch_options fromEnvironment;
+  if (!options) {
+    blockc_launch_options_init(&fromEnvironment);
+    if (int status = blockc_launch_options_from_env(&fromEnvironment, nullptr))
+      return status;
+    options = &fromEnvironment;
+  }
+  if (int status = blockc_launch_options_check(options))
+    return status;
+  if (programs == 0)
+    return succeed();
+
+  Launch launch{kernel,          args,     int32_t(grid.x), int32_t(grid.y),
+                int32_t(grid.z), programs, *options};
+  return runInOrder(launch);
+}
