@@ -20,6 +20,10 @@ const Command kCommands[] = {
     {"check", "parse and verify a .bir file", blockc::driver::runCheck},
     {"print", "print a .bir file in canonical form with constexprs bound",
      blockc::driver::runPrint},
+    {"compile", "compile a .bir file to LLVM IR, assembly, an object, a .so or a C header",
+     blockc::driver::runCompile},
+    {"targets", "list the targets with their features and vector widths",
+     blockc::driver::runTargets},
 };
 
 void printUsage(std::ostream &out) {

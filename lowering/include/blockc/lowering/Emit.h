@@ -1,0 +1,32 @@
+//===- Emit.h - LLVM modules to assembly, objects and headers ---*- C++ -*-===//
+#pragma once
+
+#include "blockc/frontend/IR.h"
+#include "blockc/targets/Target.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace blockc {
+
+/// Creates the LLVM TargetMachine for `target`; null with `error` set when
+/// this LLVM lacks the backend.
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target &target, std::string &error);
+
+/// Runs LLVM's O3 pipeline for the module's target.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+
+/// Machine code for `module`: assembly text or an ELF object.
+bool emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine, bool assembly,
+                     std::string &out, std::string &error);
+
+/// The C header declaring each kernel and its typed launch function
+/// `NAME_launch(args..., blockc_grid grid, const blockc_launch_options *options)`.
+std::string emitHeader(const Module &module, const std::string &guard);
+
+} // namespace blockc

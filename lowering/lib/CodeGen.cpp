@@ -1,0 +1,480 @@
+//===- CodeGen.cpp - Kernels, control flow, memory and loops --------------===//
+#include "CodeGen.h"
+
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+
+namespace blockc {
+
+KernelCodeGen::KernelCodeGen(const Target &target, llvm::Module &module,
+                             const CompileOptions &options)
+    : target_(target), module_(module), ctx_(module.getContext()), options_(options), b_(ctx_) {
+  unsigned lanes = target_.lanes(ScalarKind::F32);
+  stripCount_ = llvm::ElementCount::get(lanes, target_.scalable);
+}
+
+llvm::Type *KernelCodeGen::scalarType(ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::I1:
+    return b_.getInt1Ty();
+  case ScalarKind::I8:
+    return b_.getInt8Ty();
+  case ScalarKind::I16:
+    return b_.getInt16Ty();
+  case ScalarKind::I32:
+    return b_.getInt32Ty();
+  case ScalarKind::I64:
+    return b_.getInt64Ty();
+  case ScalarKind::F16:
+    return b_.getHalfTy();
+  case ScalarKind::BF16:
+    return b_.getBFloatTy();
+  case ScalarKind::F32:
+    return b_.getFloatTy();
+  case ScalarKind::F64:
+    return b_.getDoubleTy();
+  }
+  return nullptr;
+}
+
+llvm::Type *KernelCodeGen::elementType(const Type &t) {
+  return t.isPointer() ? b_.getPtrTy() : scalarType(t.kind());
+}
+
+llvm::Type *KernelCodeGen::memoryType(const Type &t) {
+  return t.isBool() ? b_.getInt8Ty() : elementType(t);
+}
+
+llvm::Type *KernelCodeGen::vectorOf(llvm::Type *element) {
+  return llvm::VectorType::get(element, stripCount_);
+}
+
+llvm::Value *KernelCodeGen::splat(llvm::Value *scalar) {
+  return b_.CreateVectorSplat(stripCount_, scalar);
+}
+
+llvm::Value *KernelCodeGen::andMasks(llvm::Value *a, llvm::Value *b) {
+  if (!a)
+    return b;
+  if (!b)
+    return a;
+  return b_.CreateAnd(a, b);
+}
+
+llvm::Value *KernelCodeGen::allTrueMask() {
+  return splat(b_.getTrue());
+}
+
+llvm::Function *KernelCodeGen::emitKernel(Function &fn) {
+  plan_ = fuseElementwise(fn);
+  auto *i32 = b_.getInt32Ty();
+  auto *type =
+      llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32, i32, i32, i32}, false);
+  fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, fn.name, module_);
+  fn_->getArg(0)->setName("args");
+  const char *names[] = {"pid_x", "pid_y", "pid_z", "grid_x", "grid_y", "grid_z"};
+  for (unsigned i = 0; i < 6; ++i)
+    fn_->getArg(i + 1)->setName(names[i]);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  fn_->addFnAttr("target-cpu", target_.cpu);
+  if (!target_.llvmFeatures.empty())
+    fn_->addFnAttr("target-features", target_.llvmFeatures);
+
+  allocaBlock_ = llvm::BasicBlock::Create(ctx_, "allocas", fn_);
+  auto *body = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  b_.SetInsertPoint(body);
+  for (unsigned i = 0; i < 3; ++i) {
+    programIds_[i] = fn_->getArg(1 + i);
+    gridSizes_[i] = fn_->getArg(4 + i);
+  }
+  stripLanes_ = b_.CreateElementCount(b_.getInt64Ty(), stripCount_);
+  // Parameters arrive as an array of pointers to their storage.
+  for (size_t i = 0; i < fn.body.args.size(); ++i) {
+    const Value &param = *fn.body.args[i];
+    llvm::Value *slot =
+        b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), fn_->getArg(0), i));
+    llvm::Value *value = b_.CreateLoad(memoryType(param.type()), slot, param.name());
+    if (param.type().isBool())
+      value = b_.CreateTrunc(value, b_.getInt1Ty());
+    scalars_[&param] = value;
+  }
+  emitRegion(fn.body);
+  b_.CreateRetVoid();
+  llvm::IRBuilder<> entry(allocaBlock_);
+  entry.CreateBr(body);
+  return fn_;
+}
+
+void KernelCodeGen::emitRegion(const Region &region) {
+  for (const auto &op : region.ops)
+    emitOp(*op);
+}
+
+void KernelCodeGen::emitOp(const Operation &op) {
+  switch (op.kind()) {
+  case OpKind::For:
+    return emitFor(op);
+  case OpKind::If:
+    return emitIf(op);
+  case OpKind::Store:
+    return emitStore(op);
+  case OpKind::Yield:
+  case OpKind::Return:
+    return; // handled by the enclosing for/if
+  case OpKind::ProgramId:
+    scalars_[op.result()] = programIds_[op.ints[0]];
+    return;
+  case OpKind::NumPrograms:
+    scalars_[op.result()] = gridSizes_[op.ints[0]];
+    return;
+  default:
+    break;
+  }
+  for (const auto &r : op.results) {
+    if (r->type().isScalar()) {
+      if (op.opClass() == OpClass::Reduce)
+        emitReduce(op, nullptr);
+      else
+        scalars_[r.get()] = evalDef(op, r.get(), {}, false);
+    } else if (plan_.isMaterialized(r.get())) {
+      materialize(op, r.get());
+    }
+  }
+}
+
+llvm::Value *KernelCodeGen::allocaBuffer(const Type &type, const std::string &name) {
+  llvm::IRBuilder<> entry(allocaBlock_, allocaBlock_->begin());
+  auto *array = llvm::ArrayType::get(memoryType(type), type.numElements());
+  auto *alloca = entry.CreateAlloca(array, nullptr, name);
+  alloca->setAlignment(llvm::Align(64));
+  return alloca;
+}
+
+void KernelCodeGen::copyBuffer(llvm::Value *dst, llvm::Value *src, const Type &type) {
+  if (dst == src)
+    return;
+  uint64_t bytes = module_.getDataLayout().getTypeAllocSize(memoryType(type)) * type.numElements();
+  b_.CreateMemCpy(dst, llvm::Align(64), src, llvm::Align(64), bytes);
+}
+
+void KernelCodeGen::materialize(const Operation &op, const Value *v) {
+  llvm::Value *buffer = allocaBuffer(v->type(), v->name());
+  switch (op.opClass()) {
+  case OpClass::Reduce:
+    emitReduce(op, buffer);
+    break;
+  case OpClass::Dot:
+    emitDot(op, buffer);
+    break;
+  default:
+    writeInto(v, buffer);
+    break;
+  }
+  buffers_[v] = buffer;
+}
+
+void KernelCodeGen::writeInto(const Value *v, llvm::Value *buffer) {
+  auto it = buffers_.find(v);
+  if (it != buffers_.end())
+    return copyBuffer(buffer, it->second, v->type());
+  const Operation &op = *v->definingOp();
+  if (op.kind() == OpKind::Trans || op.kind() == OpKind::Reshape) {
+    // Lanes of a transposed strip are far apart in the source: go element by
+    // element (these ops are rare and feed dots, which dominate anyway).
+    forEachElement(v->type().shape(), [&](const Coords &coords) {
+      storeBuffer(buffer, v->type(), coords, evalDef(op, v, coords, false), false);
+    });
+    return;
+  }
+  forEachStrip(v->type().shape(), [&](const Coords &coords, bool vector) {
+    storeBuffer(buffer, v->type(), coords, evalDef(op, v, coords, vector), vector);
+  });
+}
+
+llvm::Value *KernelCodeGen::bufferOf(const Value *v) {
+  auto it = buffers_.find(v);
+  if (it != buffers_.end())
+    return it->second;
+  llvm::Value *buffer = allocaBuffer(v->type(), v->name() + ".tmp");
+  writeInto(v, buffer);
+  return buffer;
+}
+
+void KernelCodeGen::emitStore(const Operation &op) {
+  const Type &ptrType = op.operands[0]->type();
+  if (ptrType.isScalar()) {
+    llvm::Value *ptr = eval(op.operands[0], {}, false);
+    llvm::Value *value = eval(op.operands[1], {}, false);
+    llvm::Type *memTy = memoryType(op.operands[1]->type());
+    if (op.operands[1]->type().isBool())
+      value = b_.CreateZExt(value, memTy);
+    if (!op.hasMask) {
+      b_.CreateStore(value, ptr);
+      return;
+    }
+    // A scalar masked store: a one-lane masked store touches nothing when off.
+    auto *one = llvm::FixedVectorType::get(memTy, 1);
+    llvm::Value *vec = b_.CreateInsertElement(llvm::PoisonValue::get(one), value, uint64_t(0));
+    llvm::Value *mask = b_.CreateVectorSplat(1, eval(op.mask(), {}, false));
+    b_.CreateMaskedStore(vec, ptr, llvm::Align(1), mask);
+    return;
+  }
+  const Type &valueType = op.operands[1]->type();
+  llvm::Type *memTy = memoryType(valueType);
+  llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
+  forEachStrip(ptrType.shape(), [&](const Coords &coords, bool vector) {
+    llvm::Value *value = evalOperand(op, 1, coords, vector);
+    if (valueType.isBool())
+      value = b_.CreateZExt(value, vector ? vectorOf(memTy) : memTy);
+    llvm::Value *mask = vector ? tailMask_ : nullptr;
+    if (op.hasMask)
+      mask = andMasks(mask, evalOperand(op, 2, coords, vector));
+    if (!vector) {
+      llvm::Value *ptr = evalOperand(op, 0, coords, false);
+      if (!mask)
+        b_.CreateStore(value, ptr);
+      else
+        b_.CreateMaskedStore(b_.CreateVectorSplat(1, value), ptr, align,
+                             b_.CreateVectorSplat(1, mask));
+      return;
+    }
+    if (operandStride(op, 0) == std::optional<int64_t>(1)) {
+      llvm::Value *base = evalOperand(op, 0, coords, false);
+      if (mask)
+        b_.CreateMaskedStore(value, base, align, mask);
+      else
+        b_.CreateAlignedStore(value, base, align);
+      return;
+    }
+    llvm::Value *ptrs = evalOperand(op, 0, coords, true);
+    b_.CreateMaskedScatter(value, ptrs, align, mask ? mask : allTrueMask());
+  });
+}
+
+void KernelCodeGen::emitFor(const Operation &op) {
+  const Region &body = *op.regions[0];
+  llvm::Value *lo = eval(op.operands[0], {}, false);
+  llvm::Value *hi = eval(op.operands[1], {}, false);
+  llvm::Value *step = eval(op.operands[2], {}, false);
+  size_t carried = op.operands.size() - 3;
+
+  // Block values are carried in buffers; scalars in phis.
+  std::vector<llvm::Value *> carriedBuffers(carried, nullptr);
+  for (size_t i = 0; i < carried; ++i) {
+    const Value *init = op.operands[3 + i];
+    if (init->type().isBlock()) {
+      carriedBuffers[i] = allocaBuffer(init->type(), body.args[1 + i]->name());
+      writeInto(init, carriedBuffers[i]);
+    }
+  }
+  llvm::BasicBlock *pre = b_.GetInsertBlock();
+  auto *header = llvm::BasicBlock::Create(ctx_, "for.header", fn_);
+  auto *loopBody = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
+  auto *exit = llvm::BasicBlock::Create(ctx_, "for.exit", fn_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode *iv = b_.CreatePHI(lo->getType(), 2, body.args[0]->name());
+  iv->addIncoming(lo, pre);
+  std::vector<llvm::PHINode *> phis(carried, nullptr);
+  for (size_t i = 0; i < carried; ++i) {
+    const Value *init = op.operands[3 + i];
+    if (init->type().isBlock())
+      continue;
+    phis[i] = b_.CreatePHI(elementType(init->type()), 2, body.args[1 + i]->name());
+    phis[i]->addIncoming(eval(init, {}, false), pre);
+  }
+  // A non-positive step runs the body zero times rather than forever.
+  llvm::Value *positive = b_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
+  llvm::Value *inRange = b_.CreateICmpSLT(iv, hi);
+  b_.CreateCondBr(b_.CreateAnd(positive, inRange), loopBody, exit);
+
+  b_.SetInsertPoint(loopBody);
+  scalars_[body.args[0].get()] = iv;
+  for (size_t i = 0; i < carried; ++i) {
+    if (phis[i])
+      scalars_[body.args[1 + i].get()] = phis[i];
+    else
+      buffers_[body.args[1 + i].get()] = carriedBuffers[i];
+  }
+  emitRegion(body);
+  if (const Operation *yield = body.terminator()) {
+    // Compute every yielded block before overwriting any carried buffer: a
+    // yielded value may read another carried value.
+    std::vector<llvm::Value *> staged(carried, nullptr);
+    for (size_t i = 0; i < carried; ++i) {
+      const Value *v = yield->operands[i];
+      if (!v->type().isBlock())
+        continue;
+      auto it = buffers_.find(v);
+      bool isCarried = it != buffers_.end() &&
+                       std::find(carriedBuffers.begin(), carriedBuffers.end(), it->second) !=
+                           carriedBuffers.end();
+      if (it != buffers_.end() && !isCarried) {
+        staged[i] = it->second;
+      } else {
+        staged[i] = allocaBuffer(v->type(), v->name() + ".next");
+        writeInto(v, staged[i]);
+      }
+    }
+    for (size_t i = 0; i < carried; ++i)
+      if (staged[i])
+        copyBuffer(carriedBuffers[i], staged[i], yield->operands[i]->type());
+    for (size_t i = 0; i < carried; ++i)
+      if (phis[i])
+        phis[i]->addIncoming(eval(yield->operands[i], {}, false), b_.GetInsertBlock());
+  }
+  iv->addIncoming(b_.CreateAdd(iv, step), b_.GetInsertBlock());
+  b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
+  for (size_t i = 0; i < carried; ++i) {
+    if (phis[i])
+      scalars_[op.results[i].get()] = phis[i];
+    else
+      buffers_[op.results[i].get()] = carriedBuffers[i];
+  }
+}
+
+void KernelCodeGen::emitIf(const Operation &op) {
+  llvm::Value *cond = eval(op.operands[0], {}, false);
+  auto *thenBlock = llvm::BasicBlock::Create(ctx_, "if.then", fn_);
+  auto *elseBlock = llvm::BasicBlock::Create(ctx_, "if.else", fn_);
+  auto *merge = llvm::BasicBlock::Create(ctx_, "if.end", fn_);
+  b_.CreateCondBr(cond, thenBlock, elseBlock);
+  std::vector<llvm::Value *> resultBuffers;
+  for (const auto &r : op.results)
+    resultBuffers.push_back(r->type().isBlock() ? allocaBuffer(r->type(), r->name()) : nullptr);
+  std::vector<llvm::PHINode *> phis(op.results.size(), nullptr);
+  std::vector<std::pair<llvm::BasicBlock *, std::vector<llvm::Value *>>> incoming;
+  for (unsigned branch = 0; branch < 2; ++branch) {
+    b_.SetInsertPoint(branch == 0 ? thenBlock : elseBlock);
+    std::vector<llvm::Value *> values;
+    if (branch < op.regions.size()) {
+      const Region &region = *op.regions[branch];
+      emitRegion(region);
+      if (const Operation *yield = region.terminator())
+        for (size_t i = 0; i < yield->operands.size(); ++i) {
+          const Value *v = yield->operands[i];
+          if (resultBuffers[i])
+            writeInto(v, resultBuffers[i]);
+          values.push_back(resultBuffers[i] ? nullptr : eval(v, {}, false));
+        }
+    }
+    incoming.push_back({b_.GetInsertBlock(), values});
+    b_.CreateBr(merge);
+  }
+  b_.SetInsertPoint(merge);
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    const Value *r = op.results[i].get();
+    if (resultBuffers[i]) {
+      buffers_[r] = resultBuffers[i];
+      continue;
+    }
+    llvm::PHINode *phi = b_.CreatePHI(elementType(r->type()), 2, r->name());
+    for (auto &[block, values] : incoming)
+      phi->addIncoming(values[i], block);
+    scalars_[r] = phi;
+  }
+}
+
+void KernelCodeGen::emitCountedLoop(llvm::Value *begin, llvm::Value *end, llvm::Value *step,
+                                    const std::function<void(llvm::Value *)> &body) {
+  llvm::BasicBlock *pre = b_.GetInsertBlock();
+  auto *header = llvm::BasicBlock::Create(ctx_, "strip.header", fn_);
+  auto *loopBody = llvm::BasicBlock::Create(ctx_, "strip.body", fn_);
+  auto *exit = llvm::BasicBlock::Create(ctx_, "strip.exit", fn_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode *iv = b_.CreatePHI(begin->getType(), 2, "i");
+  iv->addIncoming(begin, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(iv, end), loopBody, exit);
+  b_.SetInsertPoint(loopBody);
+  body(iv);
+  iv->addIncoming(b_.CreateAdd(iv, step), b_.GetInsertBlock());
+  b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
+}
+
+void KernelCodeGen::forEachElement(const Shape &shape,
+                                   const std::function<void(const Coords &)> &body) {
+  std::function<void(size_t, Coords &)> nest = [&](size_t dim, Coords &coords) {
+    if (dim == shape.size()) {
+      memo_.clear();
+      body(coords);
+      memo_.clear();
+      return;
+    }
+    emitCountedLoop(i64(0), i64(shape[dim]), i64(1), [&](llvm::Value *i) {
+      coords.push_back(i);
+      nest(dim + 1, coords);
+      coords.pop_back();
+    });
+  };
+  Coords coords;
+  nest(0, coords);
+}
+
+void KernelCodeGen::forEachStripOfRow(int64_t length,
+                                      const std::function<void(llvm::Value *, bool)> &body) {
+  auto run = [&](llvm::Value *column, bool vector, llvm::Value *mask) {
+    tailMask_ = mask;
+    memo_.clear();
+    body(column, vector);
+    memo_.clear();
+    tailMask_ = nullptr;
+  };
+  if (length == 1)
+    return run(i64(0), false, nullptr);
+  llvm::Value *lengthValue = i64(length);
+  if (!stripCount_.isScalable()) {
+    int64_t lanes = stripCount_.getFixedValue();
+    int64_t full = length / lanes * lanes;
+    if (full == lanes)
+      run(i64(0), true, nullptr);
+    else if (full > 0)
+      emitCountedLoop(i64(0), i64(full), i64(lanes),
+                      [&](llvm::Value *j) { run(j, true, nullptr); });
+    if (full < length) {
+      llvm::Value *mask =
+          b_.CreateIntrinsic(llvm::Intrinsic::get_active_lane_mask,
+                             {vectorOf(b_.getInt1Ty()), b_.getInt64Ty()}, {i64(full), lengthValue});
+      run(i64(full), true, mask);
+    }
+    return;
+  }
+  // Scalable: the strip width is known only at run time.
+  llvm::Value *full = b_.CreateSub(lengthValue, b_.CreateURem(lengthValue, stripLanes_));
+  emitCountedLoop(i64(0), full, stripLanes_, [&](llvm::Value *j) { run(j, true, nullptr); });
+  auto *tail = llvm::BasicBlock::Create(ctx_, "strip.tail", fn_);
+  auto *done = llvm::BasicBlock::Create(ctx_, "strip.done", fn_);
+  b_.CreateCondBr(b_.CreateICmpSLT(full, lengthValue), tail, done);
+  b_.SetInsertPoint(tail);
+  llvm::Value *mask =
+      b_.CreateIntrinsic(llvm::Intrinsic::get_active_lane_mask,
+                         {vectorOf(b_.getInt1Ty()), b_.getInt64Ty()}, {full, lengthValue});
+  run(full, true, mask);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+void KernelCodeGen::forEachStrip(const Shape &shape,
+                                 const std::function<void(const Coords &, bool)> &body) {
+  std::function<void(size_t, Coords &)> nest = [&](size_t dim, Coords &coords) {
+    if (dim + 1 == shape.size()) {
+      forEachStripOfRow(shape.back(), [&](llvm::Value *column, bool vector) {
+        coords.push_back(column);
+        body(coords, vector);
+        coords.pop_back();
+      });
+      return;
+    }
+    emitCountedLoop(i64(0), i64(shape[dim]), i64(1), [&](llvm::Value *i) {
+      coords.push_back(i);
+      nest(dim + 1, coords);
+      coords.pop_back();
+    });
+  };
+  Coords coords;
+  nest(0, coords);
+}
+
+} // namespace blockc

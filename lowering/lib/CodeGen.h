@@ -1,0 +1,127 @@
+//===- CodeGen.h - Block IR kernels to LLVM IR ------------------*- C++ -*-===//
+//
+// Each block op becomes a loop over register-sized strips of its last
+// dimension (nested scalar loops walk the other dimensions). A strip has
+// Target::lanes(f32) lanes: a constant on fixed-width targets, vscale times a
+// constant on RVV and SVE. Full strips run unmasked; the one tail strip of a
+// row runs under an active-lane mask, never as scalar code.
+//
+// Virtual values (see FusionPlan.h) are evaluated per strip by eval(), which
+// recurses through their defining ops, so a fused chain is one loop body.
+// Materialized values live in 64-byte-aligned scratch allocas.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "FusionPlan.h"
+#include "blockc/frontend/IR.h"
+#include "blockc/lowering/Compiler.h"
+#include "blockc/targets/Sleef.h"
+#include "blockc/targets/Target.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/IRBuilder.h"
+
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+namespace blockc {
+
+/// Indices (i64) into a value's own shape, one per dimension.
+using Coords = llvm::SmallVector<llvm::Value *, 3>;
+
+class KernelCodeGen {
+public:
+  KernelCodeGen(const Target &target, llvm::Module &module, const CompileOptions &options);
+
+  /// Emits `void @name(ptr args, i32 pid_x, pid_y, pid_z, grid_x, grid_y, grid_z)`.
+  llvm::Function *emitKernel(Function &fn);
+
+private:
+  // --- Structure (CodeGen.cpp) ---
+  void emitRegion(const Region &region);
+  void emitOp(const Operation &op);
+  void emitFor(const Operation &op);
+  void emitIf(const Operation &op);
+  void emitStore(const Operation &op);
+  /// Computes a materialized value into a fresh buffer.
+  void materialize(const Operation &op, const Value *v);
+  /// Writes `v`'s elements into `buffer` (same shape, row-major).
+  void writeInto(const Value *v, llvm::Value *buffer);
+  /// A buffer holding `v`, materializing a virtual value on the spot.
+  llvm::Value *bufferOf(const Value *v);
+  llvm::Value *allocaBuffer(const Type &type, const std::string &name);
+  void copyBuffer(llvm::Value *dst, llvm::Value *src, const Type &type);
+
+  // --- Loops (CodeGen.cpp) ---
+  void emitCountedLoop(llvm::Value *begin, llvm::Value *end, llvm::Value *step,
+                       const std::function<void(llvm::Value *)> &body);
+  /// Runs `body` for every strip of `shape`: coords[rank-1] is the strip's
+  /// first column; `vector` is false when the last dimension is 1 (one
+  /// element per call). Sets tailMask_ for the tail strip.
+  void forEachStrip(const Shape &shape, const std::function<void(const Coords &, bool)> &body);
+  void forEachStripOfRow(int64_t length, const std::function<void(llvm::Value *, bool)> &body);
+  void forEachElement(const Shape &shape, const std::function<void(const Coords &)> &body);
+
+  // --- Evaluation of strips and elements (CodeGenEval.cpp) ---
+  llvm::Value *eval(const Value *v, const Coords &coords, bool vector);
+  llvm::Value *evalDef(const Operation &op, const Value *v, const Coords &coords, bool vector);
+  /// Evaluates operand `i` of `op` at the result's `coords`, broadcasting.
+  llvm::Value *evalOperand(const Operation &op, unsigned i, const Coords &coords, bool vector);
+  llvm::Value *evalLoad(const Operation &op, const Coords &coords, bool vector);
+  llvm::Value *combine(const Operation &op, llvm::ArrayRef<llvm::Value *> args,
+                       const Type &operandType);
+  llvm::Value *convert(llvm::Value *v, const Type &from, const Type &to, bool bitcast);
+  /// Stride in elements along the last dimension between consecutive lanes
+  /// of `v`, when it is a compile-time constant.
+  std::optional<int64_t> strideOf(const Value *v);
+  std::optional<int64_t> operandStride(const Operation &op, unsigned i);
+  llvm::Value *loadBuffer(llvm::Value *buffer, const Type &type, const Coords &coords, bool vector);
+  void storeBuffer(llvm::Value *buffer, const Type &type, const Coords &coords, llvm::Value *value,
+                   bool vector);
+  llvm::Value *linearIndex(const Shape &shape, const Coords &coords);
+
+  // --- Reductions and dot (CodeGenReduce.cpp) ---
+  void emitReduce(const Operation &op, llvm::Value *buffer);
+  void emitDot(const Operation &op, llvm::Value *buffer);
+
+  // --- Math (MathLowering.cpp) ---
+  llvm::Value *emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
+  llvm::Value *callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
+
+  // --- Types and small helpers ---
+  llvm::Type *scalarType(ScalarKind kind);
+  /// The element as a register value: pointers are `ptr`.
+  llvm::Type *elementType(const Type &t);
+  /// The element as stored in memory: i1 is a byte.
+  llvm::Type *memoryType(const Type &t);
+  llvm::Type *vectorOf(llvm::Type *element);
+  llvm::Value *splat(llvm::Value *scalar);
+  llvm::Value *i64(int64_t v) { return b_.getInt64(v); }
+  llvm::Value *andMasks(llvm::Value *a, llvm::Value *b);
+  llvm::Value *allTrueMask();
+
+  const Target &target_;
+  llvm::Module &module_;
+  llvm::LLVMContext &ctx_;
+  const CompileOptions &options_;
+  llvm::IRBuilder<> b_;
+  llvm::Function *fn_ = nullptr;
+  llvm::BasicBlock *allocaBlock_ = nullptr;
+  FusionPlan plan_;
+  std::unordered_map<const Value *, llvm::Value *> scalars_;
+  std::unordered_map<const Value *, llvm::Value *> buffers_;
+  llvm::Value *programIds_[3] = {};
+  llvm::Value *gridSizes_[3] = {};
+  /// Lanes per strip: an i64 constant, or vscale times one.
+  llvm::Value *stripLanes_ = nullptr;
+  llvm::ElementCount stripCount_;
+  /// Active lanes of the strip being emitted; null when all are.
+  llvm::Value *tailMask_ = nullptr;
+  /// Per-strip memo of evaluated values, keyed by value and coordinates.
+  std::map<std::tuple<const Value *, bool, llvm::SmallVector<llvm::Value *, 3>>, llvm::Value *>
+      memo_;
+};
+
+} // namespace blockc

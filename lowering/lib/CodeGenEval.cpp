@@ -1,0 +1,352 @@
+//===- CodeGenEval.cpp - Strips and elements of block values --------------===//
+#include "CodeGen.h"
+
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+
+namespace blockc {
+
+llvm::Value *KernelCodeGen::linearIndex(const Shape &shape, const Coords &coords) {
+  llvm::Value *index = i64(0);
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1)
+      index = b_.CreateAdd(index, b_.CreateMul(coords[d], i64(stride)));
+    stride *= shape[d];
+  }
+  return index;
+}
+
+llvm::Value *KernelCodeGen::loadBuffer(llvm::Value *buffer, const Type &type, const Coords &coords,
+                                       bool vector) {
+  llvm::Type *memTy = memoryType(type);
+  llvm::Value *ptr = b_.CreateGEP(memTy, buffer, linearIndex(type.shape(), coords));
+  llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
+  llvm::Value *value;
+  if (!vector)
+    value = b_.CreateAlignedLoad(memTy, ptr, align);
+  else if (tailMask_)
+    value = b_.CreateMaskedLoad(vectorOf(memTy), ptr, align, tailMask_);
+  else
+    value = b_.CreateAlignedLoad(vectorOf(memTy), ptr, align);
+  if (type.isBool())
+    value = b_.CreateTrunc(value, vector ? vectorOf(b_.getInt1Ty()) : b_.getInt1Ty());
+  return value;
+}
+
+void KernelCodeGen::storeBuffer(llvm::Value *buffer, const Type &type, const Coords &coords,
+                                llvm::Value *value, bool vector) {
+  llvm::Type *memTy = memoryType(type);
+  if (type.isBool())
+    value = b_.CreateZExt(value, vector ? vectorOf(memTy) : memTy);
+  llvm::Value *ptr = b_.CreateGEP(memTy, buffer, linearIndex(type.shape(), coords));
+  llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
+  if (vector && tailMask_)
+    b_.CreateMaskedStore(value, ptr, align, tailMask_);
+  else
+    b_.CreateAlignedStore(value, ptr, align);
+}
+
+llvm::Value *KernelCodeGen::eval(const Value *v, const Coords &coords, bool vector) {
+  if (v->type().isScalar()) {
+    llvm::Value *s = scalars_.at(v);
+    return vector ? splat(s) : s;
+  }
+  auto key = std::make_tuple(v, vector, llvm::SmallVector<llvm::Value *, 3>(coords));
+  auto hit = memo_.find(key);
+  if (hit != memo_.end())
+    return hit->second;
+  llvm::Value *result;
+  auto buffer = buffers_.find(v);
+  if (buffer != buffers_.end())
+    result = loadBuffer(buffer->second, v->type(), coords, vector);
+  else
+    result = evalDef(*v->definingOp(), v, coords, vector);
+  memo_[key] = result;
+  return result;
+}
+
+llvm::Value *KernelCodeGen::evalOperand(const Operation &op, unsigned i, const Coords &coords,
+                                        bool vector) {
+  const Value *operand = op.operands[i];
+  const Shape &shape = operand->type().shape();
+  if (shape.empty())
+    return eval(operand, {}, vector);
+  size_t offset = coords.size() - shape.size();
+  Coords mapped;
+  for (size_t d = 0; d < shape.size(); ++d)
+    mapped.push_back(shape[d] == 1 ? i64(0) : coords[d + offset]);
+  // An operand whose last dimension is broadcast has one value per strip.
+  if (vector && shape.back() == 1)
+    return splat(eval(operand, mapped, false));
+  return eval(operand, mapped, vector);
+}
+
+std::optional<int64_t> KernelCodeGen::operandStride(const Operation &op, unsigned i) {
+  const Shape &shape = op.operands[i]->type().shape();
+  if (shape.empty() || shape.back() == 1)
+    return 0;
+  return strideOf(op.operands[i]);
+}
+
+std::optional<int64_t> KernelCodeGen::strideOf(const Value *v) {
+  if (v->type().isScalar() || v->type().shape().back() == 1)
+    return 0;
+  if (buffers_.count(v) || !v->definingOp())
+    return std::nullopt;
+  const Operation &op = *v->definingOp();
+  auto add = [](std::optional<int64_t> a, std::optional<int64_t> b, int sign) {
+    return a && b ? std::optional<int64_t>(*a + sign * *b) : std::nullopt;
+  };
+  switch (op.kind()) {
+  case OpKind::Arange:
+    return 1;
+  case OpKind::Const:
+  case OpKind::Splat:
+    return 0;
+  case OpKind::Broadcast:
+    return operandStride(op, 0);
+  case OpKind::ExpandDims:
+    return strideOf(op.operands[0]);
+  case OpKind::Add:
+  case OpKind::AddPtr:
+    return add(operandStride(op, 0), operandStride(op, 1), 1);
+  case OpKind::Sub:
+    return add(operandStride(op, 0), operandStride(op, 1), -1);
+  case OpKind::Mul:
+    for (unsigned i = 0; i < 2; ++i) {
+      const Operation *other = op.operands[1 - i]->definingOp();
+      std::optional<int64_t> s = operandStride(op, i);
+      if (operandStride(op, 1 - i) == std::optional<int64_t>(0) && s == std::optional<int64_t>(0))
+        return 0;
+      if (s && other && other->kind() == OpKind::Const && !other->constant.isFloat)
+        return *s * other->constant.intValue;
+    }
+    return std::nullopt;
+  case OpKind::Cast:
+    if (op.operands[0]->type().isInteger() && op.targetType.isInteger() &&
+        bitWidth(op.targetType.kind()) >= bitWidth(op.operands[0]->type().kind()))
+      return operandStride(op, 0);
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, bool vector) {
+  const Type &resultType = op.result()->type();
+  llvm::Type *memTy = memoryType(resultType);
+  llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
+  llvm::Value *mask = vector ? tailMask_ : nullptr;
+  if (op.hasMask)
+    mask = andMasks(mask, evalOperand(op, 1, coords, vector));
+  llvm::Type *loadTy = vector ? vectorOf(memTy) : memTy;
+  llvm::Value *passthru = llvm::Constant::getNullValue(loadTy);
+  if (op.hasOther) {
+    passthru = evalOperand(op, 2, coords, vector);
+    if (resultType.isBool())
+      passthru = b_.CreateZExt(passthru, loadTy);
+  }
+  llvm::Value *value;
+  if (!vector) {
+    llvm::Value *ptr = evalOperand(op, 0, coords, false);
+    if (!mask) {
+      value = b_.CreateAlignedLoad(memTy, ptr, align);
+    } else {
+      // One lane: a masked-off element is never read.
+      auto *one = llvm::FixedVectorType::get(memTy, 1);
+      llvm::Value *loaded = b_.CreateMaskedLoad(one, ptr, align, b_.CreateVectorSplat(1, mask),
+                                                b_.CreateVectorSplat(1, passthru));
+      value = b_.CreateExtractElement(loaded, uint64_t(0));
+    }
+  } else {
+    std::optional<int64_t> stride = operandStride(op, 0);
+    if (stride == std::optional<int64_t>(1)) {
+      llvm::Value *base = evalOperand(op, 0, coords, false);
+      if (mask)
+        value = b_.CreateMaskedLoad(loadTy, base, align, mask, passthru);
+      else
+        value = b_.CreateAlignedLoad(loadTy, base, align);
+    } else if (stride == std::optional<int64_t>(0) && !mask) {
+      value = splat(b_.CreateAlignedLoad(memTy, evalOperand(op, 0, coords, false), align));
+    } else {
+      llvm::Value *ptrs = evalOperand(op, 0, coords, true);
+      value = b_.CreateMaskedGather(loadTy, ptrs, align, mask ? mask : allTrueMask(), passthru);
+    }
+  }
+  if (resultType.isBool())
+    value = b_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
+  return value;
+}
+
+llvm::Value *KernelCodeGen::evalDef(const Operation &op, const Value *v, const Coords &coords,
+                                    bool vector) {
+  const Type &type = v->type();
+  switch (op.kind()) {
+  case OpKind::Const: {
+    llvm::Type *elem = elementType(type);
+    llvm::Value *c = op.constant.isFloat
+                         ? llvm::ConstantFP::get(elem, op.constant.floatValue)
+                         : llvm::ConstantInt::get(elem, uint64_t(op.constant.intValue), true);
+    return vector ? splat(c) : c;
+  }
+  case OpKind::Arange: {
+    llvm::Value *first =
+        b_.CreateTrunc(b_.CreateAdd(coords.back(), i64(op.ints[0])), b_.getInt32Ty());
+    if (!vector)
+      return first;
+    return b_.CreateAdd(splat(first), b_.CreateStepVector(vectorOf(b_.getInt32Ty())));
+  }
+  case OpKind::Splat:
+  case OpKind::Broadcast:
+    return evalOperand(op, 0, coords, vector);
+  case OpKind::ExpandDims: {
+    Coords inner = coords;
+    inner.erase(inner.begin() + op.ints[0]);
+    return eval(op.operands[0], inner, vector);
+  }
+  case OpKind::Trans: {
+    std::vector<int64_t> perm = op.ints.empty() ? std::vector<int64_t>{1, 0} : op.ints;
+    Coords source(perm.size());
+    for (size_t d = 0; d < perm.size(); ++d)
+      source[perm[d]] = coords[d];
+    return eval(op.operands[0], source, false);
+  }
+  case OpKind::Reshape: {
+    const Shape &from = op.operands[0]->type().shape();
+    llvm::Value *linear = linearIndex(type.shape(), coords);
+    Coords source(from.size());
+    for (size_t d = from.size(); d-- > 0;) {
+      source[d] = b_.CreateURem(linear, i64(from[d]));
+      linear = b_.CreateUDiv(linear, i64(from[d]));
+    }
+    return eval(op.operands[0], source, false);
+  }
+  case OpKind::Load:
+    return evalLoad(op, coords, vector);
+  case OpKind::AddPtr: {
+    llvm::Value *base = evalOperand(op, 0, coords, vector);
+    llvm::Value *offset = evalOperand(op, 1, coords, vector);
+    offset = b_.CreateSExtOrTrunc(offset, vector ? vectorOf(b_.getInt64Ty()) : b_.getInt64Ty());
+    return b_.CreateGEP(memoryType(Type::scalar(type.kind())), base, offset);
+  }
+  case OpKind::Cast:
+  case OpKind::Bitcast:
+    return convert(evalOperand(op, 0, coords, vector), op.operands[0]->type().elementType(),
+                   op.targetType, op.kind() == OpKind::Bitcast);
+  default:
+    break;
+  }
+  llvm::SmallVector<llvm::Value *, 3> args;
+  for (unsigned i = 0; i < op.operands.size(); ++i)
+    args.push_back(evalOperand(op, i, coords, vector));
+  return combine(op, args, op.operands.back()->type());
+}
+
+llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Value *> a,
+                                    const Type &operandType) {
+  bool isFloat = operandType.isFloat();
+  llvm::Type *type = a[0]->getType();
+  auto intrinsic = [&](llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value *> args) {
+    return b_.CreateIntrinsic(id, {args[0]->getType()}, args);
+  };
+  // Integer division must not trap in lanes that are off or hold garbage:
+  // divide by 1 where the divisor is 0, and by 1 for INT_MIN / -1.
+  auto safeDivisor = [&](llvm::Value *x, llvm::Value *d) {
+    llvm::Value *zero = llvm::Constant::getNullValue(type);
+    llvm::Value *one = llvm::ConstantInt::get(type, 1);
+    llvm::Value *minusOne = llvm::Constant::getAllOnesValue(type);
+    llvm::Value *intMin =
+        llvm::ConstantInt::get(type, llvm::APInt::getSignedMinValue(type->getScalarSizeInBits()));
+    llvm::Value *bad =
+        b_.CreateOr(b_.CreateICmpEQ(d, zero),
+                    b_.CreateAnd(b_.CreateICmpEQ(d, minusOne), b_.CreateICmpEQ(x, intMin)));
+    return b_.CreateSelect(bad, one, d);
+  };
+  // Shifts by the width or more are poison in LLVM; take the amount modulo it.
+  auto shiftAmount = [&](llvm::Value *s) {
+    return b_.CreateAnd(s, llvm::ConstantInt::get(type, type->getScalarSizeInBits() - 1));
+  };
+  switch (op.kind()) {
+  case OpKind::Add:
+    return isFloat ? b_.CreateFAdd(a[0], a[1]) : b_.CreateAdd(a[0], a[1]);
+  case OpKind::Sub:
+    return isFloat ? b_.CreateFSub(a[0], a[1]) : b_.CreateSub(a[0], a[1]);
+  case OpKind::Mul:
+    return isFloat ? b_.CreateFMul(a[0], a[1]) : b_.CreateMul(a[0], a[1]);
+  case OpKind::Div:
+    return isFloat ? b_.CreateFDiv(a[0], a[1]) : b_.CreateSDiv(a[0], safeDivisor(a[0], a[1]));
+  case OpKind::Rem:
+    return isFloat ? b_.CreateFRem(a[0], a[1]) : b_.CreateSRem(a[0], safeDivisor(a[0], a[1]));
+  case OpKind::Min:
+    return intrinsic(isFloat ? llvm::Intrinsic::minnum : llvm::Intrinsic::smin, a);
+  case OpKind::Max:
+    return intrinsic(isFloat ? llvm::Intrinsic::maxnum : llvm::Intrinsic::smax, a);
+  case OpKind::And:
+    return b_.CreateAnd(a[0], a[1]);
+  case OpKind::Or:
+    return b_.CreateOr(a[0], a[1]);
+  case OpKind::Xor:
+    return b_.CreateXor(a[0], a[1]);
+  case OpKind::Shl:
+    return b_.CreateShl(a[0], shiftAmount(a[1]));
+  case OpKind::AShr:
+    return b_.CreateAShr(a[0], shiftAmount(a[1]));
+  case OpKind::LShr:
+    return b_.CreateLShr(a[0], shiftAmount(a[1]));
+  case OpKind::Neg:
+    return isFloat ? b_.CreateFNeg(a[0]) : b_.CreateNeg(a[0]);
+  case OpKind::Abs:
+    return isFloat ? intrinsic(llvm::Intrinsic::fabs, a)
+                   : b_.CreateIntrinsic(llvm::Intrinsic::abs, {type}, {a[0], b_.getFalse()});
+  case OpKind::Not:
+    return b_.CreateNot(a[0]);
+  case OpKind::Fma:
+    return intrinsic(llvm::Intrinsic::fma, a);
+  case OpKind::Select:
+    return b_.CreateSelect(a[0], a[1], a[2]);
+  case OpKind::Cmp: {
+    using P = llvm::CmpInst::Predicate;
+    static const P floatPreds[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT,
+                                   P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
+    static const P intPreds[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SLT,
+                                 P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
+    unsigned p = static_cast<unsigned>(op.predicate);
+    return isFloat ? b_.CreateFCmp(floatPreds[p], a[0], a[1])
+                   : b_.CreateICmp(intPreds[p], a[0], a[1]);
+  }
+  default:
+    return emitMath(op.kind(), a, operandType.kind());
+  }
+}
+
+llvm::Value *KernelCodeGen::convert(llvm::Value *v, const Type &from, const Type &to,
+                                    bool bitcast) {
+  llvm::Type *toElem = elementType(to);
+  llvm::Type *toType = v->getType()->isVectorTy() ? vectorOf(toElem) : toElem;
+  if (bitcast || from.isPointer())
+    return from.isPointer() ? v : b_.CreateBitCast(v, toType);
+  if (from == to)
+    return v;
+  if (from.isInteger() && to.isInteger()) {
+    if (to.isBool())
+      return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+    return from.isBool() ? b_.CreateZExt(v, toType) : b_.CreateSExtOrTrunc(v, toType);
+  }
+  if (from.isInteger())
+    return from.isBool() ? b_.CreateUIToFP(v, toType) : b_.CreateSIToFP(v, toType);
+  if (to.isBool())
+    return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+  if (to.isInteger())
+    // Saturating: out-of-range and NaN inputs give defined values, not poison.
+    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {toType, v->getType()}, {v});
+  // f16 <-> bf16 goes through f32; other float pairs convert directly.
+  if (bitWidth(from.kind()) == bitWidth(to.kind())) {
+    llvm::Type *f32 = v->getType()->isVectorTy() ? vectorOf(b_.getFloatTy()) : b_.getFloatTy();
+    return b_.CreateFPTrunc(b_.CreateFPExt(v, f32), toType);
+  }
+  return bitWidth(from.kind()) < bitWidth(to.kind()) ? b_.CreateFPExt(v, toType)
+                                                     : b_.CreateFPTrunc(v, toType);
+}
+
+} // namespace blockc

@@ -1,0 +1,48 @@
+//===- Jit.h - Compile Block IR in process and call its kernels -*- C++ -*-===//
+//
+// Kernels compiled in process with ORC LLJIT, cached on disk (BLOCKC_CACHE_DIR)
+// by source, constexprs, target and blockc version. A kernel is the plain
+// function the launcher calls (blockc_kernel_fn): run it with blockc_launch.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "blockc/frontend/Builder.h"
+#include "blockc/lowering/Compiler.h"
+#include "blockc/runtime.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blockc {
+
+struct JitKernel {
+  std::string name;
+  /// The kernel's parameters in order: scalars and pointers. `args[i]` of a
+  /// launch points at a value of `params[i].type` (for pointers: at the pointer).
+  std::vector<Param> params;
+  blockc_kernel_fn fn = nullptr;
+};
+
+class JitModule {
+public:
+  /// Compiles every kernel of `source`. On failure returns null with the first
+  /// error in `diags`.
+  static std::unique_ptr<JitModule> compile(const SourceFile &source, const CompileOptions &options,
+                                            DiagnosticEngine &diags);
+  ~JitModule();
+
+  const std::vector<JitKernel> &kernels() const { return kernels_; }
+  /// Null when the module has no kernel of that name.
+  const JitKernel *kernel(std::string_view name) const;
+
+private:
+  JitModule();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<JitKernel> kernels_;
+};
+
+} // namespace blockc

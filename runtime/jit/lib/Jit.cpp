@@ -1,0 +1,108 @@
+//===- Jit.cpp - ORC LLJIT over cached kernel objects ---------------------===//
+#include "blockc/jit/Jit.h"
+
+#include "KernelCache.h"
+#include "blockc/lowering/Emit.h"
+
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <mutex>
+
+namespace blockc {
+
+struct JitModule::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+JitModule::JitModule() : impl_(std::make_unique<Impl>()) {}
+JitModule::~JitModule() = default;
+
+const JitKernel *JitModule::kernel(std::string_view name) const {
+  for (const JitKernel &k : kernels_)
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
+                                              const CompileOptions &options,
+                                              DiagnosticEngine &diags) {
+  Target target;
+  std::string error;
+  if (!lookupTarget(options.target, target, error)) {
+    diags.error({}, error);
+    return nullptr;
+  }
+  if (target.arch != Arch::X86_64 && options.target != "host") {
+    diags.error({}, "target '" + options.target +
+                        "' cannot run in this process; compile it with 'blockc compile'");
+    return nullptr;
+  }
+  // Kernels call SLEEF; make its symbols visible to the JIT's linker.
+  static std::once_flag sleefLoaded;
+  std::call_once(sleefLoaded,
+                 [] { llvm::sys::DynamicLibrary::LoadLibraryPermanently("libsleef.so.3"); });
+
+  // Signatures come from the Block IR, which is cheap to parse even on a hit.
+  std::unique_ptr<Module> module = parseModule(source, options.defines, diags);
+  if (!module)
+    return nullptr;
+  KernelCache cache;
+  std::string key = KernelCache::key(source, options, target.cpu + " " + target.llvmFeatures);
+  std::optional<std::string> object = cache.load(key);
+  if (!object) {
+    std::unique_ptr<LoweredModule> lowered = lowerSource(source, options, diags);
+    if (!lowered)
+      return nullptr;
+    std::string code;
+    if (!emitMachineCode(*lowered->module, *lowered->machine, false, code, error)) {
+      diags.error({}, error);
+      return nullptr;
+    }
+    cache.store(key, code);
+    object = std::move(code);
+  }
+
+  auto result = std::unique_ptr<JitModule>(new JitModule());
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit) {
+    diags.error({}, "cannot start the JIT: " + llvm::toString(jit.takeError()));
+    return nullptr;
+  }
+  result->impl_->jit = std::move(*jit);
+  llvm::orc::LLJIT &lljit = *result->impl_->jit;
+  auto generator = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      lljit.getDataLayout().getGlobalPrefix());
+  if (!generator) {
+    diags.error({}, "JIT symbol lookup: " + llvm::toString(generator.takeError()));
+    return nullptr;
+  }
+  lljit.getMainJITDylib().addGenerator(std::move(*generator));
+  if (llvm::Error e = lljit.addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(*object))) {
+    diags.error({}, "JIT: " + llvm::toString(std::move(e)));
+    return nullptr;
+  }
+  for (const auto &fn : module->functions) {
+    if (!fn->isKernel)
+      continue;
+    auto address = lljit.lookup(fn->name);
+    if (!address) {
+      diags.error({}, "JIT: " + llvm::toString(address.takeError()));
+      return nullptr;
+    }
+    JitKernel kernel;
+    kernel.name = fn->name;
+    for (const auto &arg : fn->body.args)
+      kernel.params.push_back({arg->name(), arg->type()});
+    kernel.fn = address->toPtr<blockc_kernel_fn>();
+    result->kernels_.push_back(std::move(kernel));
+  }
+  return result;
+}
+
+} // namespace blockc

@@ -1,0 +1,33 @@
+//===- Sleef.h - SLEEF vector math function names ---------------*- C++ -*-===//
+//
+// SLEEF names its functions Sleef_<fn><f|d><lanes>_<ulp><isa>, for example
+// Sleef_expf16_u10avx512f or, for scalable vectors, Sleef_expfx_u10rvvm1. The
+// name is chosen from a table keyed by (function, element type, strip width,
+// target feature), so a new ISA is one row.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "blockc/targets/Target.h"
+
+#include <optional>
+#include <string>
+
+namespace blockc {
+
+enum class MathFn : uint8_t { Exp, Exp2, Log, Log2, Sin, Cos, Tanh, Erf, Pow };
+
+std::string_view mathFnName(MathFn fn);
+unsigned mathFnArity(MathFn fn);
+
+/// The documented maximum error, in ULP, of the variant sleefVectorName picks.
+double sleefUlpBound(MathFn fn, bool fastMath);
+
+/// The SLEEF function computing `fn` on a strip of `lanes` elements of `kind`
+/// (F32 or F64) for `target`, or nullopt when SLEEF has no variant for that
+/// width and ISA (the caller then splits the strip or uses a narrower one).
+/// `fastMath` picks the 3.5-ULP variant where SLEEF has one.
+std::optional<std::string> sleefVectorName(MathFn fn, ScalarKind kind, unsigned lanes,
+                                           const Target &target, bool fastMath);
+
+} // namespace blockc

@@ -1,0 +1,102 @@
+//===- Target.h - What the code generator knows about a machine -*- C++ -*-===//
+//
+// A Target is data: an LLVM triple and CPU, a set of features (an enum, never
+// a string to compare), and the vector register shape. Lowering asks a Target
+// how many lanes a strip of some element type has; it never assumes 16.
+// Scalable targets (RVV, SVE) give a minimum lane count and a vscale factor
+// that is known only when the program runs.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "blockc/frontend/Types.h"
+
+#include <bitset>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blockc {
+
+enum class Feature : uint8_t {
+  // x86
+  SSE42,
+  AVX,
+  AVX2,
+  FMA,
+  F16C,
+  AVX512F,
+  AVX512BW,
+  AVX512DQ,
+  AVX512VL,
+  AVX512BF16,
+  AVX512FP16,
+  AVX512VNNI,
+  AMXTile,
+  AMXBF16,
+  AMXINT8,
+  // AArch64
+  NEON,
+  SVE,
+  SVE2,
+  BF16,
+  DotProd,
+  I8MM,
+  // RISC-V
+  RVV,
+  Zvfh,
+  Zfh,
+  Zba,
+  Zbb,
+  XSMTVDot,
+  Count
+};
+
+std::string_view featureName(Feature f);
+
+class FeatureSet {
+public:
+  FeatureSet() = default;
+  FeatureSet(std::initializer_list<Feature> features) {
+    for (Feature f : features)
+      add(f);
+  }
+  void add(Feature f) { bits_.set(static_cast<size_t>(f)); }
+  bool has(Feature f) const { return bits_.test(static_cast<size_t>(f)); }
+  std::vector<Feature> list() const;
+
+private:
+  std::bitset<static_cast<size_t>(Feature::Count)> bits_;
+};
+
+enum class Arch : uint8_t { X86_64, AArch64, RISCV64 };
+
+struct Target {
+  std::string name;
+  std::string description;
+  Arch arch = Arch::X86_64;
+  std::string triple;
+  std::string cpu;
+  /// The LLVM feature string (`+avx2,+fma`), derived from `features` unless a
+  /// detected host supplies its own.
+  std::string llvmFeatures;
+  FeatureSet features;
+  /// Bits of one vector register; for scalable targets, the bits per vscale
+  /// unit times the register group the lowering uses (LMUL on RVV).
+  unsigned vectorBits = 128;
+  bool scalable = false;
+  unsigned vectorRegisters = 16;
+
+  /// Lanes of `kind` in one strip (the minimum, times vscale, when scalable).
+  unsigned lanes(ScalarKind kind) const;
+  bool has(Feature f) const { return features.has(f); }
+};
+
+/// The named targets, then `host`. `host` is detected from the running CPU's
+/// features (never its name: virtual machines hide it).
+std::vector<std::string> targetNames();
+/// Returns false with a message listing the known names when `name` is unknown.
+bool lookupTarget(std::string_view name, Target &target, std::string &error);
+
+} // namespace blockc

@@ -1,0 +1,153 @@
+//===- CompileCommand.cpp - `blockc compile` and `blockc targets` ---------===//
+#include "Arguments.h"
+#include "Commands.h"
+#include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/Pipeline.h"
+#include "blockc/targets/Target.h"
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+namespace blockc::driver {
+
+namespace {
+
+const FlagSpec kHelp{"--help", "", "show this help"};
+
+bool parseEmit(const std::string &text, EmitKind &kind) {
+  static const std::pair<const char *, EmitKind> kinds[] = {{"llvm", EmitKind::LLVMIR},
+                                                            {"asm", EmitKind::Assembly},
+                                                            {"obj", EmitKind::Object},
+                                                            {"so", EmitKind::SharedLibrary},
+                                                            {"header", EmitKind::Header}};
+  for (const auto &[name, k] : kinds)
+    if (text == name) {
+      kind = k;
+      return true;
+    }
+  return false;
+}
+
+} // namespace
+
+std::vector<FlagSpec> compilerFlags() {
+  return {
+      {"--target", "T", "target from 'blockc targets' (default: host)"},
+      {"-D", "NAME=VALUE", "bind a constexpr (repeatable)", true},
+      {"--fast-math", "", "allow SLEEF's 3.5-ULP math variants"},
+      {"--print-after", "PASS", "print the Block IR after PASS ('all' for every pass)", true},
+      {"--dump-dir", "DIR", "write every stage (.bir per pass, LLVM IR, assembly) to DIR"},
+  };
+}
+
+bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::string &error) {
+  options.target = args.value("--target", "host");
+  std::optional<ConstexprBindings> defines = args.defines(error);
+  if (!defines)
+    return false;
+  options.defines = *defines;
+  options.fastMath = args.has("--fast-math");
+  options.dumpDir = args.value("--dump-dir");
+  for (const std::string &pass : args.values("--print-after")) {
+    const auto &names = passNames();
+    if (pass != "all" && pass != "SpecializeConstexprs" &&
+        std::find(names.begin(), names.end(), pass) == names.end()) {
+      error = "--print-after=" + pass + ": unknown pass; passes: SpecializeConstexprs";
+      for (const std::string &n : names)
+        error += ", " + n;
+      return false;
+    }
+    options.printAfter.push_back(pass);
+  }
+  return true;
+}
+
+int runCompile(const std::vector<std::string> &argv) {
+  std::vector<FlagSpec> flags = compilerFlags();
+  flags.push_back({"--emit", "KIND", "llvm, asm, obj, so or header (default: obj)"});
+  flags.push_back(
+      {"-o", "FILE", "output file (default: FILE with the kind's extension; - for stdout)"});
+  flags.push_back(kHelp);
+  CommandSpec spec{"compile",
+                   "FILE.bir [--target T] [--emit=KIND] [-o OUT] [-D NAME=VALUE]...",
+                   "Compile every kernel of a Block IR file for a target.",
+                   flags,
+                   1,
+                   1};
+  std::string error;
+  std::optional<Arguments> args = Arguments::parse(spec, argv, error);
+  if (!args) {
+    std::cerr << error << "\n";
+    return 1;
+  }
+  if (args->has("--help")) {
+    std::cout << helpText(spec);
+    return 0;
+  }
+  CompileOptions options;
+  EmitKind kind = EmitKind::Object;
+  std::string emit = args->value("--emit", "obj");
+  if (!parseEmit(emit, kind)) {
+    std::cerr << "blockc compile: --emit=" << emit << ": expected llvm, asm, obj, so or header\n";
+    return 1;
+  }
+  if (!compileOptionsFrom(*args, options, error)) {
+    std::cerr << "blockc compile: " << error << "\n";
+    return 1;
+  }
+  SourceFile file;
+  if (!readSource(args->positional()[0], file, error)) {
+    std::cerr << "blockc compile: " << error << "\n";
+    return 1;
+  }
+  std::string output = args->value("-o");
+  if (output.empty()) {
+    static const char *extensions[] = {".ll", ".s", ".o", ".so", ".h"};
+    std::string stem = file.name == "<stdin>" ? "out" : file.name;
+    if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".bir") == 0)
+      stem.resize(stem.size() - 4);
+    output = stem + extensions[static_cast<int>(kind)];
+  }
+  bool toStdout = output == "-";
+  if (toStdout)
+    output = "/dev/stdout";
+  DiagnosticEngine diags;
+  if (!compileToFile(file, options, kind, output, diags)) {
+    std::cerr << formatDiagnostic(diags.diagnostic(),
+                                  diags.diagnostic().loc.isValid() ? &file : nullptr);
+    return 1;
+  }
+  return 0;
+}
+
+int runTargets(const std::vector<std::string> &argv) {
+  CommandSpec spec{"targets", "", "List every target with its features and vector width.",
+                   {kHelp},   0,  0};
+  std::string error;
+  std::optional<Arguments> args = Arguments::parse(spec, argv, error);
+  if (!args) {
+    std::cerr << error << "\n";
+    return 1;
+  }
+  if (args->has("--help")) {
+    std::cout << helpText(spec);
+    return 0;
+  }
+  for (const std::string &name : targetNames()) {
+    Target t;
+    lookupTarget(name, t, error);
+    std::cout << t.name << "\n  " << t.description << "\n  triple " << t.triple << ", cpu " << t.cpu
+              << ", vectors "
+              << (t.scalable ? "scalable (vscale x " + std::to_string(t.vectorBits) + " bits)"
+                             : std::to_string(t.vectorBits) + " bits")
+              << ", f32 lanes per strip " << (t.scalable ? "vscale x " : "")
+              << t.lanes(ScalarKind::F32) << "\n  features";
+    for (Feature f : t.features.list())
+      std::cout << " " << featureName(f);
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+} // namespace blockc::driver
