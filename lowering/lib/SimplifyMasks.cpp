@@ -48,9 +48,14 @@ private:
   void visitFor(Operation &op) {
     std::optional<Range> lo = of(op.operands[0]), hi = of(op.operands[1]),
                          step = of(op.operands[2]);
-    // The induction variable stays in [lo, hi - 1] whenever the body runs.
-    if (lo && hi && step && step->lo > 0 && lo->lo == lo->hi && hi->lo == hi->hi)
-      ranges_[op.regions[0]->args[0].get()] = {lo->lo, std::max(lo->lo, hi->hi - 1)};
+    // The induction variable takes lo, lo + step, ... up to the last value
+    // below hi: with constexpr bounds that last value is a multiple of the
+    // step, which is what proves `offs_k < K - k` for every lane.
+    if (lo && hi && step && lo->lo == lo->hi && hi->lo == hi->hi && step->lo == step->hi &&
+        step->lo > 0 && hi->hi > lo->lo) {
+      int64_t last = lo->lo + (hi->hi - 1 - lo->lo) / step->lo * step->lo;
+      ranges_[op.regions[0]->args[0].get()] = {lo->lo, last};
+    }
     visit(*op.regions[0]);
   }
 
