@@ -191,6 +191,17 @@ void KernelCodeGen::writeInto(const Value *v, llvm::Value *buffer) {
   });
 }
 
+bool KernelCodeGen::readsValue(const Value *v, const Value *x) {
+  if (v == x)
+    return true;
+  if (buffers_.count(v) || !v->definingOp() || v->type().isScalar())
+    return false;
+  for (const Value *operand : v->definingOp()->operands)
+    if (readsValue(operand, x))
+      return true;
+  return false;
+}
+
 llvm::Value *KernelCodeGen::bufferOf(const Value *v) {
   auto it = buffers_.find(v);
   if (it != buffers_.end())
@@ -298,24 +309,37 @@ void KernelCodeGen::emitFor(const Operation &op) {
   }
   emitRegion(body);
   if (const Operation *yield = body.terminator()) {
-    // Compute every yielded block before overwriting any carried buffer: a
-    // yielded value may read another carried value.
+    // A yielded value may read any carried value, so no carried buffer may
+    // change while another yield still reads it. A virtual value that only
+    // its own carried buffer feeds (max_next = max(max_run, x)) is computed
+    // in place, strip by strip: its lanes read exactly the lanes they replace.
+    // Everything else is staged in a temporary first.
+    auto readByOthers = [&](size_t i) {
+      for (size_t j = 0; j < carried; ++j)
+        if (j != i && readsValue(yield->operands[j], body.args[1 + i].get()))
+          return true;
+      return false;
+    };
     std::vector<llvm::Value *> staged(carried, nullptr);
+    std::vector<size_t> inPlace;
     for (size_t i = 0; i < carried; ++i) {
       const Value *v = yield->operands[i];
       if (!v->type().isBlock())
         continue;
       auto it = buffers_.find(v);
-      bool isCarried = it != buffers_.end() &&
-                       std::find(carriedBuffers.begin(), carriedBuffers.end(), it->second) !=
-                           carriedBuffers.end();
-      if (it != buffers_.end() && !isCarried) {
+      if (it == buffers_.end() && !readByOthers(i)) {
+        inPlace.push_back(i);
+      } else if (it != buffers_.end() &&
+                 std::find(carriedBuffers.begin(), carriedBuffers.end(), it->second) ==
+                     carriedBuffers.end()) {
         staged[i] = it->second;
       } else {
         staged[i] = allocaBuffer(v->type(), v->name() + ".next");
         writeInto(v, staged[i]);
       }
     }
+    for (size_t i : inPlace)
+      writeInto(yield->operands[i], carriedBuffers[i]);
     for (size_t i = 0; i < carried; ++i)
       if (staged[i])
         copyBuffer(carriedBuffers[i], staged[i], yield->operands[i]->type());

@@ -51,6 +51,8 @@ private:
   void writeInto(const Value *v, llvm::Value *buffer);
   /// A buffer holding `v`, materializing a virtual value on the spot.
   llvm::Value *bufferOf(const Value *v);
+  /// Whether evaluating virtual `v` reads `x` (through other virtual values).
+  bool readsValue(const Value *v, const Value *x);
   llvm::Value *allocaBuffer(const Type &type, const std::string &name);
   void copyBuffer(llvm::Value *dst, llvm::Value *src, const Type &type);
 

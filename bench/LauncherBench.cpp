@@ -1,0 +1,71 @@
+//===- LauncherBench.cpp - What the launcher costs per program ------------===//
+//
+// An empty kernel over a 2^20-program grid, through blockc_launch, beside the
+// same calls from a bare `omp parallel for`: the difference is the launcher's
+// own cost (flat-index decoding, option handling) per program.
+//
+//===----------------------------------------------------------------------===//
+#include "RatioReporter.h"
+#include "blockc/runtime.h"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+constexpr int64_t kPrograms = int64_t(1) << 20;
+
+extern "C" __attribute__((noinline)) void emptyKernel(void **, int32_t, int32_t, int32_t, int32_t,
+                                                      int32_t, int32_t) {
+  benchmark::ClobberMemory();
+}
+
+void launcherBlockc(benchmark::State &state) {
+  blockc_launch_options options;
+  blockc_launch_options_init(&options);
+  options.num_threads = int(state.range(0));
+  options.order = state.range(1) ? BLOCKC_ORDER_GROUPED : BLOCKC_ORDER_X_FASTEST;
+  blockc_kernel_fn volatile kernel = emptyKernel;
+  for (auto _ : state)
+    blockc_launch(kernel, nullptr, {1024, 1024, 1}, &options);
+  state.counters["ns/program"] =
+      benchmark::Counter(double(kPrograms) * state.iterations(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns/program"].value *= 1e9;
+}
+
+void launcherBaseline(benchmark::State &state) {
+  int threads = int(state.range(0));
+  blockc_kernel_fn volatile kernel = emptyKernel;
+  for (auto _ : state) {
+    blockc_kernel_fn fn = kernel;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < kPrograms; ++i)
+      fn(nullptr, int32_t(i % 1024), int32_t(i / 1024), 0, 1024, 1024, 1);
+  }
+  state.counters["ns/program"] =
+      benchmark::Counter(double(kPrograms) * state.iterations(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns/program"].value *= 1e9;
+}
+
+} // namespace
+
+BENCHMARK(launcherBlockc)
+    ->Name("launcher_2^20/blockc")
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgNames({"threads", "grouped"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(launcherBaseline)
+    ->Name("launcher_2^20/baseline")
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgNames({"threads", "grouped"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  blockc::bench::RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+}
