@@ -91,7 +91,8 @@ void softmaxBlockc(benchmark::State &state) {
   int64_t rows = state.range(0), cols = state.range(1);
   static std::map<int64_t, const JitKernel *> kernels;
   if (!kernels.count(cols))
-    kernels[cols] = &kernelFor("softmax", {{"BLOCK", std::to_string(std::min<int64_t>(cols, 4096))}});
+    kernels[cols] =
+        &kernelFor("softmax", {{"BLOCK", std::to_string(std::min<int64_t>(cols, 4096))}});
   Buffer in = makeBuffer(rows * cols, 4), out = makeBuffer(rows * cols, 5);
   float *pin = in.get(), *pout = out.get();
   int32_t stride = int32_t(cols), ncols = int32_t(cols);
@@ -111,8 +112,7 @@ void softmaxBaseline(benchmark::State &state) {
     {
       int t = omp_get_thread_num(), nt = omp_get_num_threads();
       int64_t chunk = (rows + nt - 1) / nt;
-      bench::baselineSoftmax(in.get(), out.get(), cols, t * chunk,
-                             std::min(rows, (t + 1) * chunk));
+      bench::baselineSoftmax(in.get(), out.get(), cols, t * chunk, std::min(rows, (t + 1) * chunk));
     }
   }
   state.SetBytesProcessed(state.iterations() * rows * cols * 8);
