@@ -1,0 +1,152 @@
+//===- MathAccuracyTest.cpp - ULP error of every math op ------------------===//
+//
+// Each math op is compiled for the host as `out[i] = op(x[i])`, run over edge
+// cases and random values across its domain, and compared with the
+// long-double C library. The bound is SLEEF's documented one for the variant
+// blockc calls (1.0 ULP for u10, 3.5 for u35), 0.5 for correctly rounded
+// instructions, and a derived bound for the composites.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelHarness.h"
+#include "blockc/targets/Sleef.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace blockc;
+
+namespace {
+
+struct MathCase {
+  const char *op;
+  long double (*reference)(long double, long double);
+  float lo, hi; // random inputs are drawn uniformly from [lo, hi]
+  bool binary;
+  double ulpBound;
+  double fastUlpBound;
+};
+
+long double sigmoidRef(long double x, long double) {
+  return 1.0L / (1.0L + expl(-x));
+}
+
+const MathCase kCases[] = {
+    {"exp", [](long double x, long double) { return expl(x); }, -87, 88, false, 1.0, 1.0},
+    {"exp2", [](long double x, long double) { return exp2l(x); }, -126, 127, false, 1.0, 3.5},
+    {"log", [](long double x, long double) { return logl(x); }, 1e-30f, 1e30f, false, 1.0, 3.5},
+    {"log2", [](long double x, long double) { return log2l(x); }, 1e-30f, 1e30f, false, 1.0, 3.5},
+    {"sin", [](long double x, long double) { return sinl(x); }, -1000, 1000, false, 1.0, 3.5},
+    {"cos", [](long double x, long double) { return cosl(x); }, -1000, 1000, false, 1.0, 3.5},
+    {"tanh", [](long double x, long double) { return tanhl(x); }, -20, 20, false, 1.0, 3.5},
+    {"erf", [](long double x, long double) { return erfl(x); }, -6, 6, false, 1.0, 1.0},
+    {"pow", [](long double x, long double y) { return powl(x, y); }, 0.01f, 30, true, 1.0, 1.0},
+    {"sqrt", [](long double x, long double) { return sqrtl(x); }, 0, 1e30f, false, 0.5, 0.5},
+    // 1/sqrt(x): two correctly rounded steps, each within 2^-24 relative, so
+    // 2^-23 relative in all: up to 2 ULP at the bottom of a binade.
+    {"rsqrt", [](long double x, long double) { return 1.0L / sqrtl(x); }, 1e-30f, 1e30f, false, 2.0,
+     2.0},
+    // 1/(1+exp(-x)): exp's 1 ULP, the add's and the divide's roundings.
+    {"sigmoid", sigmoidRef, -80, 80, false, 2.5, 2.5},
+    {"floor", [](long double x, long double) { return floorl(x); }, -1e6, 1e6, false, 0, 0},
+    {"ceil", [](long double x, long double) { return ceill(x); }, -1e6, 1e6, false, 0, 0},
+};
+
+void PrintTo(const MathCase &c, std::ostream *os) {
+  *os << c.op;
+}
+
+/// |got - want| in units of the float spacing at `want`.
+double ulpError(float got, long double want) {
+  if (std::isnan(want))
+    return std::isnan(got) ? 0 : INFINITY;
+  if (std::isinf(want) || std::isinf(got))
+    return float(want) == got ? 0 : INFINITY;
+  long double magnitude = fabsl(want);
+  float asFloat = float(magnitude);
+  if (asFloat > float(magnitude))
+    asFloat = std::nextafter(asFloat, 0.f);
+  long double ulp = (long double)std::nextafter(asFloat, INFINITY) - asFloat;
+  if (asFloat < std::numeric_limits<float>::min())
+    ulp = std::numeric_limits<float>::denorm_min();
+  return double(fabsl((long double)got - want) / ulp);
+}
+
+class MathAccuracy : public ::testing::TestWithParam<std::tuple<MathCase, bool>> {};
+
+TEST_P(MathAccuracy, WithinDocumentedBound) {
+  auto [c, fast] = GetParam();
+  std::string body = c.binary ? "  %z = " + std::string(c.op) + " %x, %y\n"
+                              : "  %z = " + std::string(c.op) + " %x\n";
+  std::string source = "constexpr BLOCK: i32 = 256\n"
+                       "kernel @k(%px: ptr<f32>, %py: ptr<f32>, %pz: ptr<f32>, %n: i32) {\n"
+                       "  %pid = program_id 0\n  %b = const BLOCK : i32\n"
+                       "  %start = mul %pid, %b\n  %r = arange 0, BLOCK\n"
+                       "  %offs = add %start, %r\n  %m = cmp lt %offs, %n\n"
+                       "  %xp = addptr %px, %offs\n  %x = load %xp, mask=%m\n"
+                       "  %yp = addptr %py, %offs\n  %y = load %yp, mask=%m\n" +
+                       body + "  %zp = addptr %pz, %offs\n  store %zp, %z, mask=%m\n}\n";
+  setenv("BLOCKC_CACHE_DIR", "off", 1);
+  SourceFile file{"math.bir", source};
+  CompileOptions options;
+  options.fastMath = fast;
+  DiagnosticEngine diags;
+  auto module = JitModule::compile(file, options, diags);
+  ASSERT_TRUE(module) << formatDiagnostic(diags.diagnostic(), &file);
+
+  std::vector<float> x = {0.f,         -0.f, 1.f,   -1.f, 0.5f,  2.f,    1e-7f, -1e-7f,
+                          3.14159265f, 10.f, -10.f, 87.f, -87.f, 1e-38f, 100.f, 1e30f};
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(c.lo, c.hi);
+  std::uniform_real_distribution<float> exponent(-8, 8);
+  while (x.size() < 20000)
+    x.push_back(dist(rng));
+  std::vector<float> y(x.size());
+  for (float &v : y)
+    v = exponent(rng); // pow's exponents
+  std::vector<float> z(x.size());
+  float *px = x.data(), *py = y.data(), *pz = z.data();
+  int32_t n = int32_t(x.size());
+  test::launch(module->kernels()[0], {(n + 255) / 256, 1, 1}, px, py, pz, n);
+
+  double bound = fast ? c.fastUlpBound : c.ulpBound;
+  double worst = 0;
+  size_t worstAt = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    long double want = c.reference(x[i], y[i]);
+    // Results that underflow or overflow float compare in float.
+    if (fabsl(want) > std::numeric_limits<float>::max())
+      want = want > 0 ? INFINITY : -INFINITY;
+    double err = ulpError(z[i], want);
+    if (err > worst)
+      worst = err, worstAt = i;
+  }
+  EXPECT_LE(worst, bound) << c.op << (fast ? " (fast-math)" : "") << ": x=" << x[worstAt]
+                          << " y=" << y[worstAt] << " got " << z[worstAt] << " want "
+                          << double(c.reference(x[worstAt], y[worstAt]));
+  RecordProperty("max_ulp", std::to_string(worst));
+}
+
+std::string caseName(const ::testing::TestParamInfo<std::tuple<MathCase, bool>> &info) {
+  return std::string(std::get<0>(info.param).op) + (std::get<1>(info.param) ? "_fast" : "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, MathAccuracy,
+                         ::testing::Combine(::testing::ValuesIn(kCases), ::testing::Bool()),
+                         caseName);
+
+TEST(SleefTable, NamesFollowSleefConvention) {
+  Target v4, rvv;
+  std::string error;
+  ASSERT_TRUE(lookupTarget("x86-64-v4", v4, error));
+  ASSERT_TRUE(lookupTarget("riscv64-rvv", rvv, error));
+  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F32, 16, v4, false),
+            "Sleef_expf16_u10avx512f");
+  EXPECT_EQ(sleefVectorName(MathFn::Log, ScalarKind::F64, 8, v4, true), "Sleef_logd8_u35avx512f");
+  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F32, 2, rvv, false), "Sleef_expfx_u10rvvm1");
+  EXPECT_EQ(sleefVectorName(MathFn::Tanh, ScalarKind::F64, 2, rvv, false), "Sleef_tanhdx_u10rvvm2");
+  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F32, 32, v4, false).has_value());
+  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F16, 16, v4, false).has_value());
+}
+
+} // namespace
