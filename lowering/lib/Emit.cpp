@@ -15,7 +15,7 @@
 
 namespace blockc {
 
-std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target &target, std::string &error) {
+void initializeLLVMTargets() {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     llvm::InitializeAllTargetInfos();
@@ -24,6 +24,10 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target &target, s
     llvm::InitializeAllAsmPrinters();
     llvm::InitializeAllAsmParsers();
   });
+}
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target &target, std::string &error) {
+  initializeLLVMTargets();
   llvm::Triple triple(target.triple);
   std::string lookupError;
   const llvm::Target *backend = llvm::TargetRegistry::lookupTarget(triple, lookupError);

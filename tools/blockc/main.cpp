@@ -22,6 +22,7 @@ const Command kCommands[] = {
      blockc::driver::runPrint},
     {"compile", "compile a .bir file to LLVM IR, assembly, an object, a .so or a C header",
      blockc::driver::runCompile},
+    {"run", "compile a kernel in process and run it over a grid", blockc::driver::runRun},
     {"targets", "list the targets with their features and vector widths",
      blockc::driver::runTargets},
 };

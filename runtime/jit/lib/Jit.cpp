@@ -69,6 +69,8 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
   }
 
   auto result = std::unique_ptr<JitModule>(new JitModule());
+  // A cache hit compiles nothing, so nothing else has registered the backends.
+  initializeLLVMTargets();
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit) {
     diags.error({}, "cannot start the JIT: " + llvm::toString(jit.takeError()));

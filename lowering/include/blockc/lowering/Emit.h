@@ -14,6 +14,9 @@ class TargetMachine;
 
 namespace blockc {
 
+/// Registers LLVM's X86, AArch64 and RISC-V backends once per process.
+void initializeLLVMTargets();
+
 /// Creates the LLVM TargetMachine for `target`; null with `error` set when
 /// this LLVM lacks the backend.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target &target, std::string &error);

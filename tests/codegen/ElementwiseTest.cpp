@@ -1,0 +1,302 @@
+// Every elementwise op on every element type it accepts, run as a 1D kernel
+// `out[i] = op(x[i], y[i], ...)` masked on n and checked element by element against
+// C++ with the semantics of docs/block-ir.md section 10.
+#include "Reference.h"
+
+#include <functional>
+#include <sstream>
+
+using namespace blockc;
+using namespace blockc::test;
+
+namespace {
+
+constexpr int kBlock = 256;
+// 1 and 7 stay inside one strip, 1023 and 1025 end one element either side of a
+// block boundary, 4097 needs 17 programs with a one-element last block.
+const int kSizes[] = {1, 7, 1023, 1025, 4097};
+
+enum Cat : unsigned { kInt = 1, kBool = 2, kFloat = 4 };
+unsigned catOf(DType t) { return isFloat(t) ? kFloat : isBool(t) ? kBool : kInt; }
+
+/// Which values an operand may take: integer divisors exclude 0 (unspecified), shift
+/// amounts stay below the width (beyond it the result is unspecified).
+enum class Domain { Any, NonZero, ShiftAmount };
+
+using IntRef = std::function<int64_t(int64_t, int64_t, int64_t, int)>;
+struct FloatRef {
+  std::function<float(float, float, float)> f32;
+  std::function<double(double, double, double)> f64;
+};
+template <typename F> FloatRef floatRef(F f) { return {f, f}; }
+
+struct OpDef {
+  std::string text; // "add", "cmp lt", ...
+  int arity;
+  unsigned cats;
+  bool boolResult = false;  // cmp
+  bool boolFirst = false;   // select's condition
+  IntRef intRef;            // on sign-extended values; wrapped to the width after
+  FloatRef floatRef;        // f16/bf16 computed in f32 and rounded once
+  Domain rhs = Domain::Any; // operand 1
+  Tolerance tol = Tolerance::Exact;
+  Tolerance halfTol = Tolerance::Exact; // on f16 and bf16 results
+};
+
+uint64_t u(int64_t v) { return uint64_t(v); }
+
+std::vector<OpDef> makeOps() {
+  const unsigned num = kInt | kFloat, logic = kInt | kBool;
+  auto none = [](int64_t, int64_t, int64_t, int) { return int64_t(0); };
+  std::vector<OpDef> ops = {
+      {"add", 2, num, false, false, [](int64_t a, int64_t b, int64_t, int) { return int64_t(u(a) + u(b)); },
+       floatRef([](auto a, auto b, auto) { return a + b; })},
+      {"sub", 2, num, false, false, [](int64_t a, int64_t b, int64_t, int) { return int64_t(u(a) - u(b)); },
+       floatRef([](auto a, auto b, auto) { return a - b; })},
+      {"mul", 2, num, false, false, [](int64_t a, int64_t b, int64_t, int) { return int64_t(u(a) * u(b)); },
+       floatRef([](auto a, auto b, auto) { return a * b; })},
+      // INT_MIN div -1 wraps to INT_MIN and INT_MIN rem -1 is 0 (section 10.5);
+      // only in i64 does C++ need to be told.
+      {"div", 2, num, false, false,
+       [](int64_t a, int64_t b, int64_t, int) { return a == INT64_MIN && b == -1 ? a : a / b; },
+       floatRef([](auto a, auto b, auto) { return a / b; }), Domain::NonZero},
+      {"rem", 2, num, false, false,
+       [](int64_t a, int64_t b, int64_t, int) { return b == -1 ? 0 : a % b; },
+       floatRef([](auto a, auto b, auto) { return std::fmod(a, b); }), Domain::NonZero},
+      // Either zero may come back for -0.0 against +0.0.
+      {"min", 2, num, false, false, [](int64_t a, int64_t b, int64_t, int) { return std::min(a, b); },
+       floatRef([](auto a, auto b, auto) { return std::fmin(a, b); }), Domain::Any,
+       Tolerance::EitherZero, Tolerance::EitherZero},
+      {"max", 2, num, false, false, [](int64_t a, int64_t b, int64_t, int) { return std::max(a, b); },
+       floatRef([](auto a, auto b, auto) { return std::fmax(a, b); }), Domain::Any,
+       Tolerance::EitherZero, Tolerance::EitherZero},
+      {"and", 2, logic, false, false, [](int64_t a, int64_t b, int64_t, int) { return a & b; }, {}},
+      {"or", 2, logic, false, false, [](int64_t a, int64_t b, int64_t, int) { return a | b; }, {}},
+      {"xor", 2, logic, false, false, [](int64_t a, int64_t b, int64_t, int) { return a ^ b; }, {}},
+      {"shl", 2, kInt, false, false,
+       [](int64_t a, int64_t b, int64_t, int) { return int64_t(u(a) << b); }, {}, Domain::ShiftAmount},
+      // Sign-extended inputs make a 64-bit arithmetic shift right for every width.
+      {"ashr", 2, kInt, false, false, [](int64_t a, int64_t b, int64_t, int) { return a >> b; }, {},
+       Domain::ShiftAmount},
+      {"lshr", 2, kInt, false, false,
+       [](int64_t a, int64_t b, int64_t, int bits) {
+         uint64_t mask = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+         return int64_t((u(a) & mask) >> b);
+       },
+       {}, Domain::ShiftAmount},
+      {"neg", 1, num, false, false, [](int64_t a, int64_t, int64_t, int) { return int64_t(0 - u(a)); },
+       floatRef([](auto a, auto, auto) { return -a; })},
+      {"abs", 1, num, false, false,
+       [](int64_t a, int64_t, int64_t, int) { return a < 0 ? int64_t(0 - u(a)) : a; },
+       floatRef([](auto a, auto, auto) { return std::fabs(a); })},
+      {"not", 1, logic, false, false, [](int64_t a, int64_t, int64_t, int) { return ~a; }, {}},
+      // f16/bf16 fma computes in f32 and rounds to the element type: two roundings,
+      // which the docs allow, so a result one ulp away from the single rounding passes.
+      {"fma", 3, kFloat, false, false, none,
+       floatRef([](auto a, auto b, auto c) { return std::fma(a, b, c); }), Domain::Any,
+       Tolerance::Exact, Tolerance::OneUlp},
+      {"select", 3, kInt | kBool | kFloat, false, true,
+       [](int64_t c, int64_t a, int64_t b, int) { return c ? a : b; },
+       floatRef([](auto c, auto a, auto b) { return c != 0 ? a : b; })},
+  };
+  // C's comparisons: false on NaN except `ne`.
+  const char *preds[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  for (int p = 0; p < 6; ++p) {
+    auto cmp = [p](auto a, auto b, auto) {
+      bool r[] = {a == b, a != b, a < b, a <= b, a > b, a >= b};
+      return decltype(a)(r[p] ? 1 : 0);
+    };
+    ops.push_back({std::string("cmp ") + preds[p], 2, num, true, false,
+                   [cmp](int64_t a, int64_t b, int64_t c, int) { return cmp(a, b, c); },
+                   floatRef(cmp)});
+  }
+  return ops;
+}
+
+const std::vector<OpDef> &ops() {
+  static const std::vector<OpDef> all = makeOps();
+  return all;
+}
+
+/// A random element of `t` biased toward the values where code goes wrong: limits,
+/// zeros of both signs, infinities, NaN, subnormals, and random bit patterns.
+Val randomValue(DType t, std::mt19937_64 &rng, Domain domain = Domain::Any) {
+  int bits = bitsOf(t);
+  std::uniform_int_distribution<int> pick(0, 99);
+  int p = pick(rng);
+  if (domain == Domain::ShiftAmount)
+    return intVal(int64_t(rng() % unsigned(bits)));
+  if (isBool(t))
+    return intVal(int64_t(rng() & 1));
+  if (isInt(t)) {
+    int64_t lo = wrapInt(uint64_t(1) << (bits - 1), bits), hi = ~lo;
+    const int64_t special[] = {0, 1, -1, 2, -2, lo, hi, lo + 1, hi - 1};
+    int64_t v = p < 25   ? special[rng() % 9]
+                : p < 60 ? int64_t(rng() % 201) - 100
+                         : wrapInt(rng(), bits);
+    return intVal(domain == Domain::NonZero && v == 0 ? 3 : v);
+  }
+  FloatFormat f = formatOf(t);
+  int bias = (1 << (f.exp - 1)) - 1;
+  const double special[] = {0.0,
+                            -0.0,
+                            INFINITY,
+                            -INFINITY,
+                            NAN,
+                            1.0,
+                            -1.0,
+                            std::ldexp(1.0, 1 - bias - f.man),
+                            std::ldexp(1.0, 1 - bias),
+                            std::ldexp(2.0 - std::ldexp(1.0, -f.man), bias)};
+  if (p < 15)
+    return floatVal(special[rng() % 10]);
+  if (p < 60)
+    return floatVal(roundTo(t, std::uniform_real_distribution<double>(-1000, 1000)(rng)));
+  uint64_t raw = bits == 64 ? rng() : rng() & ((uint64_t(1) << bits) - 1);
+  return decode(t, raw);
+}
+
+/// A kernel over `ins` (a block pointer each, or a scalar argument where `scalar`
+/// is set) computing `%v = EXPR` with operands %a0, %a1, ..., stored to `out`.
+std::string elementwiseKernel(const std::vector<DType> &ins, int scalar, DType out,
+                              const std::string &expr) {
+  std::ostringstream params, loads;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (int(i) == scalar) {
+      params << "%a" << i << ": " << typeName(ins[i]) << ", ";
+      continue;
+    }
+    params << "%p" << i << ": ptr<" << typeName(ins[i]) << ">, ";
+    loads << "  %q" << i << " = addptr %p" << i << ", %offs\n"
+          << "  %a" << i << " = load %q" << i << ", mask=%m\n";
+  }
+  std::ostringstream s;
+  s << "constexpr BLOCK: i32 = " << kBlock << "\n"
+    << "kernel @k(" << params.str() << "%out: ptr<" << typeName(out) << ">, %n: i32) {\n"
+    << "  %pid = program_id 0\n  %bs = const BLOCK : i32\n  %start = mul %pid, %bs\n"
+    << "  %r = arange 0, BLOCK\n  %offs = add %start, %r\n  %m = cmp lt %offs, %n\n"
+    << loads.str() << "  %v = " << expr << "\n"
+    << "  %po = addptr %out, %offs\n  store %po, %v, mask=%m\n}\n";
+  return s.str();
+}
+
+/// Runs `source` for every size with inputs from `gen` and checks every element
+/// (and that nothing past n was written) against `ref`.
+void runElementwise(const std::string &source, const std::vector<DType> &ins, int scalar,
+                    DType out, const std::function<Val(int, std::mt19937_64 &)> &gen,
+                    const std::function<Val(const std::vector<Val> &)> &ref, Tolerance tol) {
+  auto module = compileOrFail(source);
+  ASSERT_TRUE(module);
+  std::mt19937_64 rng(12345);
+  const uint64_t sentinel = 0x5a5a5a5a5a5a5a5aULL;
+  for (int n : kSizes) {
+    std::vector<Buffer> inputs;
+    std::vector<uint64_t> scalarBits(ins.size());
+    for (size_t k = 0; k < ins.size(); ++k) {
+      inputs.emplace_back(ins[k], n);
+      if (int(k) == scalar)
+        scalarBits[k] = encode(ins[k], gen(int(k), rng));
+      else
+        for (int i = 0; i < n; ++i)
+          inputs[k].setBits(i, encode(ins[k], gen(int(k), rng)));
+    }
+    Buffer result(out, n);
+    result.fillBits(sentinel);
+    std::vector<void *> pointers(ins.size() + 1);
+    std::vector<void *> args;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      pointers[k] = inputs[k].data();
+      args.push_back(int(k) == scalar ? static_cast<void *>(&scalarBits[k]) : &pointers[k]);
+    }
+    pointers.back() = result.data();
+    args.push_back(&pointers.back());
+    args.push_back(&n);
+    launchArgs(module->kernels()[0], {cdiv(n, kBlock), 1, 1}, args);
+    int failures = 0;
+    for (int i = 0; i < n && failures < 5; ++i) {
+      std::vector<Val> vals;
+      std::string shown;
+      for (size_t k = 0; k < ins.size(); ++k) {
+        uint64_t b = int(k) == scalar ? scalarBits[k] : inputs[k].bits(i);
+        vals.push_back(decode(ins[k], b));
+        shown += " " + describe(ins[k], b);
+      }
+      uint64_t want = encode(out, ref(vals)), got = result.bits(i);
+      if (!matches(out, want, got, tol)) {
+        ++failures;
+        ADD_FAILURE() << "n=" << n << " i=" << i << " inputs:" << shown << "\n  expected "
+                      << describe(out, want) << "\n  got      " << describe(out, got) << "\n"
+                      << source;
+      }
+    }
+    uint64_t untouched = sentinel & (bitsOf(out) == 64 ? ~0ULL : (1ULL << (8 * bytesOf(out))) - 1);
+    for (size_t i = n; i < result.capacity(); ++i)
+      ASSERT_EQ(result.bits(i), untouched) << "wrote past n=" << n << " at " << i;
+  }
+}
+
+struct Case {
+  const OpDef *op;
+  DType type;
+  int scalar; // operand given as a scalar kernel argument, or -1
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (const OpDef &op : ops())
+    for (DType t : allTypes()) {
+      if (!(op.cats & catOf(t)))
+        continue;
+      for (int s = -1; s < (op.arity > 1 ? op.arity : 0); ++s)
+        all.push_back({&op, t, s});
+    }
+  return all;
+}
+
+std::string caseName(const testing::TestParamInfo<Case> &info) {
+  std::string name = info.param.op->text + "_" + typeName(info.param.type) + "_" +
+                     (info.param.scalar < 0 ? std::string("blocks")
+                                            : "scalar" + std::to_string(info.param.scalar));
+  for (char &c : name)
+    if (c == ' ')
+      c = '_';
+  return name;
+}
+
+class ElementwiseTest : public testing::TestWithParam<Case> {};
+
+TEST_P(ElementwiseTest, MatchesReference) {
+  const OpDef &op = *GetParam().op;
+  DType t = GetParam().type;
+  std::vector<DType> ins(op.arity, t);
+  if (op.boolFirst)
+    ins[0] = DType::I1;
+  DType out = op.boolResult ? DType::I1 : t;
+  std::string expr = op.text + " %a0";
+  for (int k = 1; k < op.arity; ++k)
+    expr += ", %a" + std::to_string(k);
+  auto gen = [&](int k, std::mt19937_64 &rng) {
+    return randomValue(ins[k], rng, k == 1 ? op.rhs : Domain::Any);
+  };
+  auto ref = [&](const std::vector<Val> &v) {
+    Val a[3];
+    for (size_t k = 0; k < v.size(); ++k)
+      a[k] = v[k];
+    if (op.boolFirst && isFloat(t)) // select: the condition is an int
+      a[0].f = double(a[0].i);
+    if (!isFloat(t)) {
+      int64_t r = op.intRef(a[0].i, a[1].i, a[2].i, bitsOf(t));
+      return intVal(op.boolResult ? r : wrapInt(uint64_t(r), bitsOf(t)));
+    }
+    double r = t == DType::F64 ? op.floatRef.f64(a[0].f, a[1].f, a[2].f)
+                               : op.floatRef.f32(float(a[0].f), float(a[1].f), float(a[2].f));
+    return op.boolResult ? intVal(r != 0) : floatVal(r);
+  };
+  bool half = t == DType::F16 || t == DType::BF16;
+  runElementwise(elementwiseKernel(ins, GetParam().scalar, out, expr), ins, GetParam().scalar, out,
+                 gen, ref, half ? op.halfTol : op.tol);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, ElementwiseTest, testing::ValuesIn(cases()), caseName);
+
+} // namespace

@@ -1,0 +1,260 @@
+//===- RunCommand.cpp - `blockc run` --------------------------------------===//
+//
+// Compiles a .bir file in process, binds the --arg specs to one kernel's
+// parameters and launches it over a grid: a kernel runs, is timed and has its
+// results saved as .npy without a line of C++. Everything that can be checked
+// without the kernel is checked before compiling, so that a typo in a flag
+// costs no compile.
+//
+//===----------------------------------------------------------------------===//
+#include "Arguments.h"
+#include "Commands.h"
+#include "Elements.h"
+#include "LaunchFlags.h"
+#include "RunArgs.h"
+#include "blockc/jit/Jit.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <iostream>
+
+namespace blockc::driver {
+
+namespace {
+
+CommandSpec makeRunSpec() {
+  std::vector<FlagSpec> flags = {
+      {"--kernel", "NAME", "the kernel to run (default: the file's only kernel)"},
+      {"--grid", "X[,Y[,Z]]", "programs along each axis; Y and Z default to 1"},
+      {"--arg", "NAME=SPEC", "a kernel parameter's value (one per parameter)", true},
+      {"--output", "NAME=@FILE", "write buffer NAME to FILE (.npy) after the last run", true},
+      {"--repeat", "N", "time N runs after one warm-up; print min and median"},
+      {"--flops", "F", "floating-point operations per launch: report GFLOP/s, not GB/s"},
+  };
+  for (const FlagSpec &f : compilerFlags())
+    flags.push_back(f);
+  for (const FlagSpec &f : std::initializer_list<FlagSpec>{
+           {"--threads", "N", "OpenMP threads (0: default; BLOCKC_NUM_THREADS)"},
+           {"--order", "x|z|grouped", "grid order (BLOCKC_GRID_ORDER)"},
+           {"--group-size", "G", "rows per group of the grouped order (BLOCKC_GROUP_SIZE)"},
+           {"--schedule", "KIND[,CHUNK]", "static, dynamic or guided (BLOCKC_SCHEDULE)"},
+           {"--chunk", "C", "schedule chunk, 0: the schedule's default (BLOCKC_CHUNK)"},
+           {"--affinity", "CORES", "pin threads to cores such as 0-3,6 (BLOCKC_AFFINITY)"},
+           {"--help", "", "show this help"},
+       })
+    flags.push_back(f);
+  return {"run",
+          "FILE.bir --grid X[,Y[,Z]] --arg NAME=SPEC... [options]",
+          "Compile a kernel in process and launch it over a grid. Every kernel parameter needs\n"
+          "one --arg: a buffer for a pointer (DIMSxDTYPE=random[:SEED], DIMSxDTYPE=NUMBER,\n"
+          "DIMSxDTYPE=N1,N2,... or @FILE.npy), a number for a scalar. Prints nothing unless\n"
+          "--repeat asks for timings; --output saves buffers after the last run.",
+          std::move(flags),
+          1,
+          1};
+}
+
+/// Everything taken from the command line before compiling.
+struct RunPlan {
+  CompileOptions compile;
+  std::string kernel;
+  blockc_grid grid{1, 1, 1};
+  std::vector<ArgSpec> args;
+  std::vector<OutputSpec> outputs;
+  blockc_launch_options launch;
+  int64_t repeat = 0; // 0: run once, untimed
+  std::optional<double> flops;
+};
+
+bool parsePlan(const Arguments &args, RunPlan &plan, std::string &error) {
+  if (!compileOptionsFrom(args, plan.compile, error))
+    return false;
+  plan.kernel = args.value("--kernel");
+
+  if (!args.has("--grid")) {
+    error = "missing --grid X[,Y[,Z]], the number of programs along each axis";
+    return false;
+  }
+  std::optional<blockc_grid> grid = parseGrid(args.value("--grid"), error);
+  if (!grid)
+    return false;
+  plan.grid = *grid;
+
+  if (args.has("--repeat")) {
+    std::string text = args.value("--repeat");
+    if (!parseWhole(text, plan.repeat) || plan.repeat < 1) {
+      error = "--repeat '" + text + "': expected a whole number of timed runs, 1 or more";
+      return false;
+    }
+  }
+  if (args.has("--flops")) {
+    std::string text = args.value("--flops");
+    double flops = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), flops);
+    if (ec != std::errc() || end != text.data() + text.size() || !(flops > 0) ||
+        !std::isfinite(flops)) {
+      error = "--flops '" + text +
+              "': expected a positive number of floating-point operations per launch, such as "
+              "2.1e9";
+      return false;
+    }
+    if (!plan.repeat) {
+      error = "--flops needs --repeat N: without it nothing is timed";
+      return false;
+    }
+    plan.flops = flops;
+  }
+
+  for (const std::string &text : args.values("--arg")) {
+    std::optional<ArgSpec> spec = parseArgSpec(text, error);
+    if (!spec)
+      return false;
+    plan.args.push_back(std::move(*spec));
+  }
+  for (const std::string &text : args.values("--output")) {
+    std::optional<OutputSpec> spec = parseOutputSpec(text, error);
+    if (!spec)
+      return false;
+    plan.outputs.push_back(std::move(*spec));
+  }
+  if (!checkSpecs(plan.args, plan.outputs, error))
+    return false;
+
+  // The environment first, then the flags over it.
+  blockc_launch_options_init(&plan.launch);
+  const char *envError = nullptr;
+  if (blockc_launch_options_from_env(&plan.launch, &envError) != BLOCKC_SUCCESS) {
+    error = envError;
+    return false;
+  }
+  auto flag = [&](std::string_view name) -> std::optional<std::string> {
+    return args.has(name) ? std::optional<std::string>(args.value(name)) : std::nullopt;
+  };
+  LaunchFlags flags{flag("--threads"),  flag("--order"), flag("--group-size"),
+                    flag("--schedule"), flag("--chunk"), flag("--affinity")};
+  return applyLaunchFlags(flags, plan.launch, error);
+}
+
+const JitKernel *selectKernel(const JitModule &module, const std::string &requested,
+                              const std::string &fileName, std::string &error) {
+  std::string names;
+  for (const JitKernel &k : module.kernels())
+    names += (names.empty() ? "" : ", ") + k.name;
+  if (!requested.empty()) {
+    if (const JitKernel *kernel = module.kernel(requested))
+      return kernel;
+    error = "--kernel " + requested + ": '" + fileName + "' has no kernel '" + requested + "'; " +
+            (names.empty() ? "it has none" : "its kernels are " + names);
+    return nullptr;
+  }
+  if (module.kernels().size() == 1)
+    return &module.kernels()[0];
+  error = "'" + fileName + "' " +
+          (names.empty() ? "has no kernel"
+                         : "has several kernels (" + names + "); choose one with --kernel");
+  return nullptr;
+}
+
+/// "512 B", "4.19 MB": decimal units, as GB/s is.
+std::string formatBytes(uint64_t bytes) {
+  char text[32];
+  if (bytes < 1000)
+    std::snprintf(text, sizeof text, "%llu B", (unsigned long long)bytes);
+  else if (bytes < 1000000)
+    std::snprintf(text, sizeof text, "%.2f kB", double(bytes) / 1e3);
+  else if (bytes < 1000000000)
+    std::snprintf(text, sizeof text, "%.2f MB", double(bytes) / 1e6);
+  else
+    std::snprintf(text, sizeof text, "%.2f GB", double(bytes) / 1e9);
+  return text;
+}
+
+void printTimings(const std::string &kernel, const RunPlan &plan, std::vector<double> seconds,
+                  const KernelArgs &args) {
+  std::sort(seconds.begin(), seconds.end());
+  size_t n = seconds.size();
+  double min = seconds[0];
+  double median = n % 2 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
+  // One unit for both lines, chosen by the median.
+  double scale = median < 1e-3 ? 1e6 : median < 1 ? 1e3 : 1;
+  const char *unit = median < 1e-3 ? "us" : median < 1 ? "ms" : "s";
+  size_t buffers = 0;
+  for (const BoundArg &a : args.args())
+    buffers += a.isBuffer;
+  std::printf("%s: grid %lldx%lldx%lld, %lld run%s after 1 warm-up, %s in %zu buffer%s\n",
+              kernel.c_str(), (long long)plan.grid.x, (long long)plan.grid.y,
+              (long long)plan.grid.z, (long long)n, n == 1 ? "" : "s",
+              formatBytes(args.bufferBytes()).c_str(), buffers, buffers == 1 ? "" : "s");
+  double work = plan.flops ? *plan.flops : double(args.bufferBytes());
+  const char *rate = plan.flops ? "GFLOP/s" : "GB/s";
+  for (auto [label, time] : {std::pair{"min", min}, {"median", median}})
+    std::printf("  %-7s %10.3f %-2s %10.2f %s\n", label, time * scale, unit,
+                time > 0 ? work / time / 1e9 : 0.0, rate);
+}
+
+} // namespace
+
+int runRun(const std::vector<std::string> &argv) {
+  std::string error;
+  static const CommandSpec spec = makeRunSpec();
+  std::optional<Arguments> args = Arguments::parse(spec, argv, error);
+  if (!args) {
+    std::cerr << error << "\n";
+    return 1;
+  }
+  if (args->has("--help")) {
+    std::cout << helpText(spec);
+    return 0;
+  }
+  auto fail = [](const std::string &message) {
+    std::cerr << "blockc run: " << message << "\n";
+    return 1;
+  };
+
+  RunPlan plan;
+  if (!parsePlan(*args, plan, error))
+    return fail(error);
+  SourceFile file;
+  if (!readSource(args->positional()[0], file, error))
+    return fail(error);
+  DiagnosticEngine diags;
+  std::unique_ptr<JitModule> module = JitModule::compile(file, plan.compile, diags);
+  if (!module) {
+    if (diags.hasError())
+      std::cerr << formatDiagnostic(diags.diagnostic(), &file);
+    else
+      fail("compiling '" + file.name + "' failed");
+    return 1;
+  }
+  const JitKernel *kernel = selectKernel(*module, plan.kernel, file.name, error);
+  if (!kernel)
+    return fail(error);
+  std::optional<KernelArgs> bound = bindArgs(kernel->name, kernel->params, plan.args, error);
+  if (!bound)
+    return fail(error);
+
+  // One untimed warm-up before timed runs: it pays for first-touch page
+  // faults and starts the OpenMP thread pool.
+  int64_t launches = plan.repeat ? plan.repeat + 1 : 1;
+  std::vector<double> seconds;
+  for (int64_t i = 0; i < launches; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    int status = blockc_launch(kernel->fn, bound->launchArgs(), plan.grid, &plan.launch);
+    auto end = std::chrono::steady_clock::now();
+    if (status != BLOCKC_SUCCESS)
+      return fail(std::string("launching '") + kernel->name + "' failed: " + blockc_last_error());
+    if (plan.repeat && i > 0)
+      seconds.push_back(std::chrono::duration<double>(end - start).count());
+  }
+  if (!writeOutputs(*bound, plan.outputs, error))
+    return fail(error);
+  if (plan.repeat)
+    printTimings(kernel->name, plan, std::move(seconds), *bound);
+  return 0;
+}
+
+} // namespace blockc::driver
