@@ -329,9 +329,8 @@ void KernelCodeGen::emitFor(const Operation &op) {
       auto it = buffers_.find(v);
       if (it == buffers_.end() && !readByOthers(i)) {
         inPlace.push_back(i);
-      } else if (it != buffers_.end() &&
-                 std::find(carriedBuffers.begin(), carriedBuffers.end(), it->second) ==
-                     carriedBuffers.end()) {
+      } else if (it != buffers_.end() && std::find(carriedBuffers.begin(), carriedBuffers.end(),
+                                                   it->second) == carriedBuffers.end()) {
         staged[i] = it->second;
       } else {
         staged[i] = allocaBuffer(v->type(), v->name() + ".next");

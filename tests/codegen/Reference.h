@@ -234,14 +234,16 @@ inline uint64_t ulpDistance(DType t, uint64_t a, uint64_t b) {
   return uint64_t(d < 0 ? -d : d);
 }
 
-enum class Tolerance { Exact, EitherZero, OneUlp };
+/// Bits: identical encodings (bitcasts, copies). Exact: the same value, any NaN
+/// matching any NaN since payloads are not specified. EitherZero: also +0 for -0.
+/// OneUlp: also a neighbouring value.
+enum class Tolerance { Bits, Exact, EitherZero, OneUlp };
 
-/// Whether `got` is acceptable for `expected`: bit-exact, except that any NaN
-/// matches any NaN (payloads are not specified) and the tolerance's slack.
+/// Whether `got` is acceptable for `expected` under `tol`.
 inline bool matches(DType t, uint64_t expected, uint64_t got, Tolerance tol = Tolerance::Exact) {
   if (expected == got)
     return true;
-  if (!isFloat(t))
+  if (!isFloat(t) || tol == Tolerance::Bits)
     return false;
   double e = decode(t, expected).f, g = decode(t, got).f;
   if (std::isnan(e) || std::isnan(g))
