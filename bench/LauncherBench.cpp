@@ -27,10 +27,8 @@ void launcherBlockc(benchmark::State &state) {
   blockc_kernel_fn volatile kernel = emptyKernel;
   for (auto _ : state)
     blockc_launch(kernel, nullptr, {1024, 1024, 1}, &options);
-  state.counters["ns/program"] =
-      benchmark::Counter(double(kPrograms) * state.iterations(),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["ns/program"].value *= 1e9;
+  state.counters["per_program"] = benchmark::Counter(
+      double(kPrograms), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void launcherBaseline(benchmark::State &state) {
@@ -42,10 +40,8 @@ void launcherBaseline(benchmark::State &state) {
     for (int64_t i = 0; i < kPrograms; ++i)
       fn(nullptr, int32_t(i % 1024), int32_t(i / 1024), 0, 1024, 1024, 1);
   }
-  state.counters["ns/program"] =
-      benchmark::Counter(double(kPrograms) * state.iterations(),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["ns/program"].value *= 1e9;
+  state.counters["per_program"] = benchmark::Counter(
+      double(kPrograms), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 } // namespace

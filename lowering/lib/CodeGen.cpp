@@ -413,7 +413,15 @@ void KernelCodeGen::emitCountedLoop(llvm::Value *begin, llvm::Value *end, llvm::
   b_.SetInsertPoint(loopBody);
   body(iv);
   iv->addIncoming(b_.CreateAdd(iv, step), b_.GetInsertBlock());
-  b_.CreateBr(header);
+  llvm::Instruction *latch = b_.CreateBr(header);
+  // Unrolling a strip loop fully would make code size, and compile time, grow
+  // with the block size (DESIGN.md, principle 1); a strip is already a full
+  // register of work.
+  llvm::MDNode *disable =
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
+  llvm::MDNode *loopID = llvm::MDNode::getDistinct(ctx_, {nullptr, disable});
+  loopID->replaceOperandWith(0, loopID);
+  latch->setMetadata(llvm::LLVMContext::MD_loop, loopID);
   b_.SetInsertPoint(exit);
 }
 
