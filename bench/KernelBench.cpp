@@ -1,38 +1,23 @@
-//===- KernelBench.cpp - blockc kernels beside plain C++ loops ------------===//
+//===- KernelBench.cpp - JIT-compiled blockc kernels beside plain loops ---===//
 //
 // vector_add (2^24 f32) and softmax (1024x1024, 4096x4096 f32) compiled by
-// blockc for the host, launched through blockc_launch, against the -O3 loops
-// of Baselines.cpp split over the same number of OpenMP threads. Each pair
-// runs in this one process on the same buffers.
+// blockc for the host in process, launched through blockc_launch, against the
+// -O3 -march=native loops of Baselines.cpp split over the same number of
+// OpenMP threads, in this one process on the same kind of buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "Baselines.h"
-#include "RatioReporter.h"
+#include "BenchSupport.h"
 #include "blockc/jit/Jit.h"
 
-#include <benchmark/benchmark.h>
-#include <cstdlib>
 #include <fstream>
-#include <memory>
-#include <omp.h>
+#include <map>
 #include <sstream>
-#include <vector>
 
 using namespace blockc;
+using namespace blockc::bench;
 
 namespace {
-
-struct AlignedFree {
-  void operator()(float *p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<float[], AlignedFree>;
-
-Buffer makeBuffer(size_t n, float seed) {
-  Buffer b(static_cast<float *>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)));
-  for (size_t i = 0; i < n; ++i)
-    b[i] = float((i * 2654435761u + unsigned(seed * 1000)) % 2001) / 1000.f - 1.f;
-  return b;
-}
 
 const JitKernel &kernelFor(const std::string &example, const ConstexprBindings &defines) {
   static std::vector<std::unique_ptr<JitModule>> modules;
@@ -51,13 +36,6 @@ const JitKernel &kernelFor(const std::string &example, const ConstexprBindings &
   return modules.back()->kernels()[0];
 }
 
-blockc_launch_options threads(int n) {
-  blockc_launch_options o;
-  blockc_launch_options_init(&o);
-  o.num_threads = n;
-  return o;
-}
-
 constexpr int64_t kAddN = int64_t(1) << 24;
 constexpr int kAddBlock = 4096;
 
@@ -67,7 +45,7 @@ void vectorAddBlockc(benchmark::State &state) {
   float *pa = a.get(), *pb = b.get(), *pc = c.get();
   int32_t n = kAddN;
   void *args[] = {&pa, &pb, &pc, &n};
-  blockc_launch_options options = threads(int(state.range(0)));
+  blockc_launch_options options = threadsOption(int(state.range(0)));
   for (auto _ : state)
     blockc_launch(kernel.fn, args, {kAddN / kAddBlock, 1, 1}, &options);
   state.SetBytesProcessed(state.iterations() * kAddN * 12);
@@ -75,82 +53,45 @@ void vectorAddBlockc(benchmark::State &state) {
 
 void vectorAddBaseline(benchmark::State &state) {
   static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
-  int nthreads = int(state.range(0));
-  for (auto _ : state) {
-#pragma omp parallel num_threads(nthreads)
-    {
-      int t = omp_get_thread_num(), nt = omp_get_num_threads();
-      int64_t chunk = (kAddN + nt - 1) / nt;
-      bench::baselineAdd(a.get(), b.get(), c.get(), t * chunk, std::min(kAddN, (t + 1) * chunk));
-    }
-  }
+  for (auto _ : state)
+    parallelRanges(int(state.range(0)), kAddN, [&](int64_t begin, int64_t end) {
+      baselineAdd(a.get(), b.get(), c.get(), begin, end);
+    });
   state.SetBytesProcessed(state.iterations() * kAddN * 12);
 }
 
 void softmaxBlockc(benchmark::State &state) {
-  int64_t rows = state.range(0), cols = state.range(1);
+  int64_t n = state.range(0);
   static std::map<int64_t, const JitKernel *> kernels;
-  if (!kernels.count(cols))
-    kernels[cols] =
-        &kernelFor("softmax", {{"BLOCK", std::to_string(std::min<int64_t>(cols, 4096))}});
-  Buffer in = makeBuffer(rows * cols, 4), out = makeBuffer(rows * cols, 5);
+  if (!kernels.count(n))
+    kernels[n] = &kernelFor("softmax", {{"BLOCK", std::to_string(std::min<int64_t>(n, 4096))}});
+  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
   float *pin = in.get(), *pout = out.get();
-  int32_t stride = int32_t(cols), ncols = int32_t(cols);
-  void *args[] = {&pout, &pin, &stride, &stride, &ncols};
-  blockc_launch_options options = threads(int(state.range(2)));
+  int32_t cols = int32_t(n);
+  void *args[] = {&pout, &pin, &cols, &cols, &cols};
+  blockc_launch_options options = threadsOption(int(state.range(1)));
   for (auto _ : state)
-    blockc_launch(kernels[cols]->fn, args, {rows, 1, 1}, &options);
-  state.SetBytesProcessed(state.iterations() * rows * cols * 8);
+    blockc_launch(kernels[n]->fn, args, {n, 1, 1}, &options);
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
 void softmaxBaseline(benchmark::State &state) {
-  int64_t rows = state.range(0), cols = state.range(1);
-  Buffer in = makeBuffer(rows * cols, 4), out = makeBuffer(rows * cols, 5);
-  int nthreads = int(state.range(2));
-  for (auto _ : state) {
-#pragma omp parallel num_threads(nthreads)
-    {
-      int t = omp_get_thread_num(), nt = omp_get_num_threads();
-      int64_t chunk = (rows + nt - 1) / nt;
-      bench::baselineSoftmax(in.get(), out.get(), cols, t * chunk, std::min(rows, (t + 1) * chunk));
-    }
-  }
-  state.SetBytesProcessed(state.iterations() * rows * cols * 8);
-}
-
-std::vector<int64_t> threadCounts() {
-  std::vector<int64_t> counts = {1};
-  int max = omp_get_max_threads();
-  for (int t = 2; t <= max; t *= 2)
-    counts.push_back(t);
-  if (counts.back() != max)
-    counts.push_back(max);
-  return counts;
-}
-
-void addArgs(benchmark::internal::Benchmark *b) {
-  for (int64_t t : threadCounts())
-    b->Arg(t);
-  b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMillisecond);
-}
-
-void softmaxArgs(benchmark::internal::Benchmark *b) {
-  for (int64_t t : threadCounts())
-    for (int64_t n : {1024, 4096})
-      b->Args({n, n, t});
-  b->ArgNames({"rows", "cols", "threads"})->UseRealTime()->Unit(benchmark::kMillisecond);
+  int64_t n = state.range(0);
+  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
+      baselineSoftmax(in.get(), out.get(), n, begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
 } // namespace
 
-BENCHMARK(vectorAddBlockc)->Name("vector_add/blockc")->Apply(addArgs);
-BENCHMARK(vectorAddBaseline)->Name("vector_add/baseline")->Apply(addArgs);
+BENCHMARK(vectorAddBlockc)->Name("vector_add/blockc")->Apply(threadArgs);
+BENCHMARK(vectorAddBaseline)->Name("vector_add/baseline")->Apply(threadArgs);
 BENCHMARK(softmaxBlockc)->Name("softmax/blockc")->Apply(softmaxArgs);
 BENCHMARK(softmaxBaseline)->Name("softmax/baseline")->Apply(softmaxArgs);
 
 int main(int argc, char **argv) {
-  benchmark::Initialize(&argc, argv);
-  bench::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+  return runWithRatios(argc, argv);
 }

@@ -5,7 +5,7 @@
 // own cost (flat-index decoding, option handling) per program.
 //
 //===----------------------------------------------------------------------===//
-#include "RatioReporter.h"
+#include "BenchSupport.h"
 #include "blockc/runtime.h"
 
 #include <benchmark/benchmark.h>
@@ -27,8 +27,9 @@ void launcherBlockc(benchmark::State &state) {
   blockc_kernel_fn volatile kernel = emptyKernel;
   for (auto _ : state)
     blockc_launch(kernel, nullptr, {1024, 1024, 1}, &options);
-  state.counters["per_program"] = benchmark::Counter(
-      double(kPrograms), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["per_program"] =
+      benchmark::Counter(double(kPrograms), benchmark::Counter::kIsIterationInvariantRate |
+                                                benchmark::Counter::kInvert);
 }
 
 void launcherBaseline(benchmark::State &state) {
@@ -40,8 +41,9 @@ void launcherBaseline(benchmark::State &state) {
     for (int64_t i = 0; i < kPrograms; ++i)
       fn(nullptr, int32_t(i % 1024), int32_t(i / 1024), 0, 1024, 1024, 1);
   }
-  state.counters["per_program"] = benchmark::Counter(
-      double(kPrograms), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["per_program"] =
+      benchmark::Counter(double(kPrograms), benchmark::Counter::kIsIterationInvariantRate |
+                                                benchmark::Counter::kInvert);
 }
 
 } // namespace
@@ -60,8 +62,5 @@ BENCHMARK(launcherBaseline)
     ->Unit(benchmark::kMillisecond);
 
 int main(int argc, char **argv) {
-  benchmark::Initialize(&argc, argv);
-  blockc::bench::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+  return blockc::bench::runWithRatios(argc, argv);
 }

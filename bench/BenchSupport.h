@@ -1,0 +1,80 @@
+//===- BenchSupport.h - Buffers, thread counts and baselines for benches -*- C++ -*-===//
+#pragma once
+
+#include "RatioReporter.h"
+#include "blockc/runtime.h"
+
+#include <algorithm>
+#include <benchmark/benchmark.h>
+#include <cstdlib>
+#include <memory>
+#include <omp.h>
+#include <vector>
+
+namespace blockc::bench {
+
+struct AlignedFree {
+  void operator()(float *p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<float[], AlignedFree>;
+
+/// 64-byte aligned values in [-1, 1], different per seed, cheap to make.
+inline Buffer makeBuffer(size_t n, unsigned seed) {
+  Buffer b(static_cast<float *>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)));
+  for (size_t i = 0; i < n; ++i)
+    b[i] = float((i * 2654435761u + seed * 977u) % 2001) / 1000.f - 1.f;
+  return b;
+}
+
+inline blockc_launch_options threadsOption(int n) {
+  blockc_launch_options o;
+  blockc_launch_options_init(&o);
+  o.num_threads = n;
+  return o;
+}
+
+/// Runs `fn(begin, end)` over [0, total) split evenly over `threads` OpenMP
+/// threads: how a plain loop is parallelized by hand.
+template <typename Fn> void parallelRanges(int threads, int64_t total, Fn fn) {
+#pragma omp parallel num_threads(threads)
+  {
+    int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    int64_t chunk = (total + nt - 1) / nt;
+    fn(std::min(total, t * chunk), std::min(total, (t + 1) * chunk));
+  }
+}
+
+/// 1, 2, 4, ... up to the machine's cores, and the core count itself.
+inline std::vector<int64_t> threadCounts() {
+  std::vector<int64_t> counts = {1};
+  int max = omp_get_num_procs();
+  for (int t = 2; t <= max; t *= 2)
+    counts.push_back(t);
+  if (counts.back() != max)
+    counts.push_back(max);
+  return counts;
+}
+
+inline void threadArgs(benchmark::internal::Benchmark *b) {
+  for (int64_t t : threadCounts())
+    b->Arg(t);
+  b->ArgName("threads")->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+/// Square softmax sizes times thread counts: args (n, threads).
+inline void softmaxArgs(benchmark::internal::Benchmark *b) {
+  for (int64_t t : threadCounts())
+    for (int64_t n : {1024, 4096})
+      b->Args({n, t});
+  b->ArgNames({"n", "threads"})->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+inline int runWithRatios(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
+
+} // namespace blockc::bench
