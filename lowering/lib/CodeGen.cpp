@@ -145,6 +145,12 @@ void KernelCodeGen::emitOp(const Operation &op) {
 llvm::Value *KernelCodeGen::allocaBuffer(const Type &type, const std::string &name) {
   llvm::IRBuilder<> entry(allocaBlock_, allocaBlock_->begin());
   auto *array = llvm::ArrayType::get(memoryType(type), type.numElements());
+  uint64_t bytes = module_.getDataLayout().getTypeAllocSize(array);
+  scratchBytes_ += bytes;
+  if (bytes > largestScratchBytes_) {
+    largestScratchBytes_ = bytes;
+    largestScratch_ = "%" + name + " " + type.str();
+  }
   auto *alloca = entry.CreateAlloca(array, nullptr, name);
   alloca->setAlignment(llvm::Align(64));
   return alloca;

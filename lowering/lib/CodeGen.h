@@ -38,6 +38,11 @@ public:
   /// Emits `void @name(ptr args, i32 pid_x, pid_y, pid_z, grid_x, grid_y, grid_z)`.
   llvm::Function *emitKernel(Function &fn);
 
+  /// Scratch memory a program of this kernel needs on its thread's stack.
+  uint64_t scratchBytes() const { return scratchBytes_; }
+  /// The largest scratch buffer, for the error when there is too much.
+  const std::string &largestScratch() const { return largestScratch_; }
+
 private:
   // --- Structure (CodeGen.cpp) ---
   void emitRegion(const Region &region);
@@ -121,6 +126,9 @@ private:
   llvm::ElementCount stripCount_;
   /// Active lanes of the strip being emitted; null when all are.
   llvm::Value *tailMask_ = nullptr;
+  uint64_t scratchBytes_ = 0;
+  uint64_t largestScratchBytes_ = 0;
+  std::string largestScratch_;
   /// Per-strip memo of evaluated values, keyed by value and coordinates.
   std::map<std::tuple<const Value *, bool, llvm::SmallVector<llvm::Value *, 3>>, llvm::Value *>
       memo_;

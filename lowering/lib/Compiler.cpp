@@ -77,7 +77,19 @@ std::unique_ptr<LoweredModule> lowerSource(const SourceFile &source, const Compi
       continue;
     if (dumper.wants(1))
       dumper.stage(fn->name + ".fusion.txt", describeFusionPlan(*fn, fuseElementwise(*fn)), 1);
-    KernelCodeGen(target, *lowered->module, options).emitKernel(*fn);
+    KernelCodeGen codegen(target, *lowered->module, options);
+    codegen.emitKernel(*fn);
+    // Scratch lives on the stack of whichever thread runs the program; OpenMP
+    // workers get 4 MiB by default, so stay well inside that.
+    constexpr uint64_t kScratchLimit = uint64_t(2) << 20;
+    if (codegen.scratchBytes() > kScratchLimit) {
+      diags.error(fn->loc, "kernel @" + fn->name + " needs " +
+                               std::to_string(codegen.scratchBytes() >> 10) +
+                               " KiB of scratch memory per program, more than the " +
+                               std::to_string(kScratchLimit >> 10) + " KiB limit (largest: " +
+                               codegen.largestScratch() + "); use smaller blocks");
+      return nullptr;
+    }
   }
   std::string broken;
   llvm::raw_string_ostream brokenStream(broken);
