@@ -32,6 +32,8 @@ std::variant<Operation *, TypeError> Builder::insert(std::unique_ptr<Operation> 
     return *error;
   for (Type &t : types)
     op->addResult(std::move(t), freshName(), op->loc());
+  if (op->kind() == OpKind::Const)
+    op->constant = canonicalConstant(op->constant, op->targetType.kind());
   region_->ops.push_back(std::move(op));
   return region_->ops.back().get();
 }

@@ -210,6 +210,7 @@ bool Parser::parseConstexpr() {
     decl.value = ConstantValue::ofFloat(double(decl.value.intValue));
   if (auto msg = checkConstantFits(decl.value, decl.kind))
     return error(valueLoc, *msg);
+  decl.value = canonicalConstant(decl.value, decl.kind);
   if (!bindConstexpr(decl))
     return false;
   module_->constexprs.push_back(std::move(decl));
@@ -256,7 +257,7 @@ bool Parser::bindConstexpr(Constexpr &decl) {
     value = ConstantValue::ofFloat(double(value.intValue));
   if (auto msg = checkConstantFits(value, decl.kind))
     return error({}, where + ": " + *msg);
-  decl.value = value;
+  decl.value = canonicalConstant(value, decl.kind);
   return true;
 }
 

@@ -59,6 +59,17 @@ std::optional<std::string> checkConstantFits(const ConstantValue &value, ScalarK
   return std::nullopt;
 }
 
+ConstantValue canonicalConstant(const ConstantValue &value, ScalarKind kind) {
+  unsigned bits = bitWidth(kind);
+  if (value.isFloat || isFloatKind(kind) || bits == 1 || bits >= 64)
+    return value;
+  uint64_t mask = (uint64_t(1) << bits) - 1;
+  uint64_t low = uint64_t(value.intValue) & mask;
+  if (low >> (bits - 1))
+    low |= ~mask;
+  return ConstantValue::ofInt(int64_t(low));
+}
+
 namespace {
 
 using Types = std::vector<Type>;

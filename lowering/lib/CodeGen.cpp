@@ -284,13 +284,27 @@ void KernelCodeGen::emitFor(const Operation &op) {
       writeInto(init, carriedBuffers[i]);
     }
   }
+  // The trip count is computed up front in 64-bit unsigned arithmetic, so an
+  // induction variable that would step past its type's maximum ends the loop
+  // instead of wrapping: trips = hi > lo && step > 0 ? (hi - lo - 1) / step + 1 : 0.
+  llvm::Type *ivType = lo->getType();
+  llvm::Value *runs = b_.CreateAnd(b_.CreateICmpSGT(step, llvm::ConstantInt::get(ivType, 0)),
+                                   b_.CreateICmpSGT(hi, lo));
+  llvm::Value *span =
+      b_.CreateSub(b_.CreateSExt(hi, b_.getInt64Ty()), b_.CreateSExt(lo, b_.getInt64Ty()));
+  // A zero step must not reach the division, even when its result is unused.
+  llvm::Value *divisor = b_.CreateSelect(runs, b_.CreateSExt(step, b_.getInt64Ty()), i64(1));
+  llvm::Value *trips = b_.CreateAdd(b_.CreateUDiv(b_.CreateSub(span, i64(1)), divisor), i64(1));
+  trips = b_.CreateSelect(runs, trips, i64(0));
   llvm::BasicBlock *pre = b_.GetInsertBlock();
   auto *header = llvm::BasicBlock::Create(ctx_, "for.header", fn_);
   auto *loopBody = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
   auto *exit = llvm::BasicBlock::Create(ctx_, "for.exit", fn_);
   b_.CreateBr(header);
   b_.SetInsertPoint(header);
-  llvm::PHINode *iv = b_.CreatePHI(lo->getType(), 2, body.args[0]->name());
+  llvm::PHINode *trip = b_.CreatePHI(b_.getInt64Ty(), 2, "trip");
+  trip->addIncoming(i64(0), pre);
+  llvm::PHINode *iv = b_.CreatePHI(ivType, 2, body.args[0]->name());
   iv->addIncoming(lo, pre);
   std::vector<llvm::PHINode *> phis(carried, nullptr);
   for (size_t i = 0; i < carried; ++i) {
@@ -300,10 +314,7 @@ void KernelCodeGen::emitFor(const Operation &op) {
     phis[i] = b_.CreatePHI(elementType(init->type()), 2, body.args[1 + i]->name());
     phis[i]->addIncoming(eval(init, {}, false), pre);
   }
-  // A non-positive step runs the body zero times rather than forever.
-  llvm::Value *positive = b_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
-  llvm::Value *inRange = b_.CreateICmpSLT(iv, hi);
-  b_.CreateCondBr(b_.CreateAnd(positive, inRange), loopBody, exit);
+  b_.CreateCondBr(b_.CreateICmpULT(trip, trips), loopBody, exit);
 
   b_.SetInsertPoint(loopBody);
   scalars_[body.args[0].get()] = iv;
@@ -352,7 +363,9 @@ void KernelCodeGen::emitFor(const Operation &op) {
       if (phis[i])
         phis[i]->addIncoming(eval(yield->operands[i], {}, false), b_.GetInsertBlock());
   }
+  // The last trip's increment may wrap; its value is never used.
   iv->addIncoming(b_.CreateAdd(iv, step), b_.GetInsertBlock());
+  trip->addIncoming(b_.CreateAdd(trip, i64(1)), b_.GetInsertBlock());
   b_.CreateBr(header);
   b_.SetInsertPoint(exit);
   for (size_t i = 0; i < carried; ++i) {

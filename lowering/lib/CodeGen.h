@@ -79,7 +79,14 @@ private:
   llvm::Value *evalLoad(const Operation &op, const Coords &coords, bool vector);
   llvm::Value *combine(const Operation &op, llvm::ArrayRef<llvm::Value *> args,
                        const Type &operandType);
+  // --- Conversions (CodeGenConvert.cpp) ---
   llvm::Value *convert(llvm::Value *v, const Type &from, const Type &to, bool bitcast);
+  /// f32 to bf16, rounded to nearest even in integer arithmetic: subnormals
+  /// survive, NaNs stay quiet NaNs.
+  llvm::Value *roundToBF16(llvm::Value *f32);
+  /// f64, i32 or i64 to f32 rounded to odd, so that a second rounding to bf16
+  /// gives the correctly rounded result of the whole conversion.
+  llvm::Value *toF32RoundToOdd(llvm::Value *v, const Type &from);
   /// Stride in elements along the last dimension between consecutive lanes
   /// of `v`, when it is a compile-time constant.
   std::optional<int64_t> strideOf(const Value *v);

@@ -245,6 +245,43 @@ llvm::Value *KernelCodeGen::evalDef(const Operation &op, const Value *v, const C
 
 llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Value *> a,
                                     const Type &operandType) {
+  if (operandType.kind() == ScalarKind::BF16 && !operandType.isPointer() &&
+      op.kind() != OpKind::Select) {
+    // Hardware bf16 conversions (vcvtneps2bf16) flush subnormals: compute in
+    // f32 and round once, in software, with convert(). Ops whose result is one
+    // of their operands work on the bf16 values themselves, since LLVM would
+    // otherwise narrow `max(fpext a, fpext b)` back to a bf16 max.
+    Type bf16 = Type::scalar(ScalarKind::BF16), f32 = Type::scalar(ScalarKind::F32);
+    llvm::Type *bits = a[0]->getType()->isVectorTy() ? vectorOf(b_.getInt16Ty()) : b_.getInt16Ty();
+    auto onBits = [&](auto fn) {
+      return b_.CreateBitCast(fn(b_.CreateBitCast(a[0], bits)), a[0]->getType());
+    };
+    switch (op.kind()) {
+    case OpKind::Neg:
+      return onBits(
+          [&](llvm::Value *x) { return b_.CreateXor(x, llvm::ConstantInt::get(bits, 0x8000)); });
+    case OpKind::Abs:
+      return onBits(
+          [&](llvm::Value *x) { return b_.CreateAnd(x, llvm::ConstantInt::get(bits, 0x7fff)); });
+    case OpKind::Min:
+    case OpKind::Max: {
+      // maxnum/minnum: the other operand when one is NaN.
+      llvm::Value *x = convert(a[0], bf16, f32, false), *y = convert(a[1], bf16, f32, false);
+      llvm::Value *better =
+          op.kind() == OpKind::Max ? b_.CreateFCmpOGT(x, y) : b_.CreateFCmpOLT(x, y);
+      return b_.CreateSelect(b_.CreateOr(better, b_.CreateFCmpUNO(y, y)), a[0], a[1]);
+    }
+    default:
+      break;
+    }
+    llvm::SmallVector<llvm::Value *, 3> wide;
+    for (llvm::Value *arg : a)
+      wide.push_back(arg->getType()->getScalarType()->isBFloatTy() ? convert(arg, bf16, f32, false)
+                                                                   : arg);
+    llvm::Value *result = combine(op, wide, f32);
+    return result->getType()->getScalarType()->isFloatTy() ? convert(result, f32, bf16, false)
+                                                           : result;
+  }
   bool isFloat = operandType.isFloat();
   llvm::Type *type = a[0]->getType();
   auto intrinsic = [&](llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value *> args) {
@@ -318,35 +355,6 @@ llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Va
   default:
     return emitMath(op.kind(), a, operandType.kind());
   }
-}
-
-llvm::Value *KernelCodeGen::convert(llvm::Value *v, const Type &from, const Type &to,
-                                    bool bitcast) {
-  llvm::Type *toElem = elementType(to);
-  llvm::Type *toType = v->getType()->isVectorTy() ? vectorOf(toElem) : toElem;
-  if (bitcast || from.isPointer())
-    return from.isPointer() ? v : b_.CreateBitCast(v, toType);
-  if (from == to)
-    return v;
-  if (from.isInteger() && to.isInteger()) {
-    if (to.isBool())
-      return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
-    return from.isBool() ? b_.CreateZExt(v, toType) : b_.CreateSExtOrTrunc(v, toType);
-  }
-  if (from.isInteger())
-    return from.isBool() ? b_.CreateUIToFP(v, toType) : b_.CreateSIToFP(v, toType);
-  if (to.isBool())
-    return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
-  if (to.isInteger())
-    // Saturating: out-of-range and NaN inputs give defined values, not poison.
-    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {toType, v->getType()}, {v});
-  // f16 <-> bf16 goes through f32; other float pairs convert directly.
-  if (bitWidth(from.kind()) == bitWidth(to.kind())) {
-    llvm::Type *f32 = v->getType()->isVectorTy() ? vectorOf(b_.getFloatTy()) : b_.getFloatTy();
-    return b_.CreateFPTrunc(b_.CreateFPExt(v, f32), toType);
-  }
-  return bitWidth(from.kind()) < bitWidth(to.kind()) ? b_.CreateFPExt(v, toType)
-                                                     : b_.CreateFPTrunc(v, toType);
 }
 
 } // namespace blockc

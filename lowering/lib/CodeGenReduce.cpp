@@ -25,9 +25,9 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
   size_t axis = op.ints[0];
   ScalarKind kind = src->type().kind();
   bool isFloat = isFloatKind(kind);
-  // f16/bf16 sums accumulate in f32 so long rows keep their precision.
-  ScalarKind accKind =
-      op.kind() == OpKind::ReduceSum && isFloat && bitWidth(kind) < 32 ? ScalarKind::F32 : kind;
+  // f16/bf16 accumulate in f32: sums keep their precision over long rows, and
+  // every rounding back to 16 bits happens once, in convert().
+  ScalarKind accKind = isFloat && bitWidth(kind) < 32 ? ScalarKind::F32 : kind;
   Type accType = Type::scalar(accKind);
   llvm::Type *accElem = scalarType(accKind);
 
@@ -35,8 +35,9 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
   if (op.kind() == OpKind::ReduceSum) {
     identity = llvm::Constant::getNullValue(accElem);
   } else if (isFloat) {
-    double inf = std::numeric_limits<double>::infinity();
-    identity = llvm::ConstantFP::get(accElem, wantsMax(op.kind()) ? -inf : inf);
+    // NaN: maxnum/minnum skip it, so NaN elements are ignored and only an
+    // all-NaN row (or column) reduces to NaN, as docs/block-ir.md specifies.
+    identity = llvm::ConstantFP::getNaN(accElem);
   } else {
     unsigned bits = bitWidth(kind);
     identity =
@@ -54,10 +55,14 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
                         : (wantsMax(op.kind()) ? llvm::Intrinsic::smax : llvm::Intrinsic::smin);
       return {b_.CreateIntrinsic(id, {acc->getType()}, {acc, x}), nullptr};
     }
-    // Strictly better only: the first (lowest) index wins ties; NaN never wins.
+    // Strictly better only: the first (lowest) index wins ties. NaN never
+    // wins, and any number beats the NaN the accumulator starts as.
     llvm::Value *better =
         isFloat ? (wantsMax(op.kind()) ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc))
                 : (wantsMax(op.kind()) ? b_.CreateICmpSGT(x, acc) : b_.CreateICmpSLT(x, acc));
+    if (isFloat)
+      better =
+          b_.CreateOr(better, b_.CreateAnd(b_.CreateFCmpUNO(acc, acc), b_.CreateFCmpORD(x, x)));
     return {b_.CreateSelect(better, x, acc), b_.CreateSelect(better, idx, accIdx)};
   };
 

@@ -83,11 +83,11 @@ std::unique_ptr<LoweredModule> lowerSource(const SourceFile &source, const Compi
     // workers get 4 MiB by default, so stay well inside that.
     constexpr uint64_t kScratchLimit = uint64_t(2) << 20;
     if (codegen.scratchBytes() > kScratchLimit) {
-      diags.error(fn->loc, "kernel @" + fn->name + " needs " +
-                               std::to_string(codegen.scratchBytes() >> 10) +
-                               " KiB of scratch memory per program, more than the " +
-                               std::to_string(kScratchLimit >> 10) + " KiB limit (largest: " +
-                               codegen.largestScratch() + "); use smaller blocks");
+      diags.error(fn->loc,
+                  "kernel @" + fn->name + " needs " + std::to_string(codegen.scratchBytes() >> 10) +
+                      " KiB of scratch memory per program, more than the " +
+                      std::to_string(kScratchLimit >> 10) +
+                      " KiB limit (largest: " + codegen.largestScratch() + "); use smaller blocks");
       return nullptr;
     }
   }

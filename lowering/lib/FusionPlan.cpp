@@ -38,9 +38,72 @@ bool costly(const Operation &op) {
          op.opClass() == OpClass::FloatBinary;
 }
 
+/// The kernel parameter a pointer value is derived from, or null when that is
+/// not known at compile time (a loop-carried or selected pointer).
+const Value *rootPointer(const Value *v) {
+  while (const Operation *def = v->definingOp()) {
+    switch (def->kind()) {
+    case OpKind::AddPtr:
+    case OpKind::Splat:
+    case OpKind::Broadcast:
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::Trans:
+    case OpKind::Bitcast:
+      v = def->operands[0];
+      continue;
+    default:
+      return nullptr;
+    }
+  }
+  return v->type().isPointer() ? v : nullptr;
+}
+
+/// Loads a store would read strip by strip if everything in between stayed
+/// virtual: the loads reachable from its operands through fusible ops.
+void collectFusibleLoads(const Value *v, std::vector<const Operation *> &loads,
+                         std::unordered_set<const Value *> &seen) {
+  if (!seen.insert(v).second || v->type().isScalar())
+    return;
+  const Operation *def = v->definingOp();
+  if (!def || alwaysMaterialized(*def))
+    return;
+  if (def->kind() == OpKind::Load)
+    loads.push_back(def);
+  for (const Value *operand : def->operands)
+    collectFusibleLoads(operand, loads, seen);
+}
+
 class Planner {
 public:
   explicit Planner(FusionPlan &plan) : plan_(plan) {}
+
+  /// A virtual load runs inside its consumer's strip loop, after the strips
+  /// the consumer already stored. A store that may partially overlap memory a
+  /// fused load reads would then read its own output: such loads are
+  /// materialized first. Pointers from different kernel parameters are taken
+  /// not to overlap partially (docs/block-ir.md); the same pointer value is
+  /// an in-place update, safe strip by strip.
+  void findStoreHazards(Region &region) {
+    walkOps(region, [&](Operation &op) {
+      if (op.kind() != OpKind::Store || op.operands[0]->type().isScalar())
+        return;
+      const Value *storePtr = op.operands[0];
+      const Value *storeRoot = rootPointer(storePtr);
+      std::vector<const Operation *> loads;
+      std::unordered_set<const Value *> seen;
+      for (size_t i = 1; i < op.operands.size(); ++i)
+        collectFusibleLoads(op.operands[i], loads, seen);
+      for (const Operation *load : loads) {
+        const Value *loadPtr = load->operands[0];
+        if (loadPtr == storePtr)
+          continue;
+        const Value *loadRoot = rootPointer(loadPtr);
+        if (!loadRoot || !storeRoot || loadRoot == storeRoot)
+          forced_.insert(load->result());
+      }
+    });
+  }
 
   /// Records each use once per enclosing region, attributed in that region to
   /// the top-level op holding it; needsMemory reads the defining region's.
@@ -76,8 +139,22 @@ private:
         collectUsesIn(*innerOp, region, index); // attributed to the enclosing op
   }
 
+  /// Whether evaluating `v` where it is used reads memory: it is a virtual
+  /// load, or is computed from one.
+  bool readsMemory(const Value *v) {
+    if (v->type().isScalar() || plan_.isMaterialized(v) || !v->definingOp())
+      return false;
+    auto it = readsMemory_.find(v);
+    if (it != readsMemory_.end())
+      return it->second;
+    bool reads = v->definingOp()->kind() == OpKind::Load;
+    for (const Value *operand : v->definingOp()->operands)
+      reads = reads || readsMemory(operand);
+    return readsMemory_[v] = reads;
+  }
+
   bool needsMemory(const Operation &op, const Value *v, const Region &region, size_t index) {
-    if (alwaysMaterialized(op))
+    if (alwaysMaterialized(op) || forced_.count(v))
       return true;
     std::vector<Use> uses;
     for (const Use &u : uses_[v])
@@ -90,6 +167,8 @@ private:
     for (const Use &u : uses)
       usedInNestedBody |= u.user != region.ops[u.index].get();
     bool loadLike = op.opClass() == OpClass::Load;
+    for (const Value *operand : op.operands)
+      loadLike = loadLike || readsMemory(operand);
     if (costly(op) && (uses.size() > 1 || usedInNestedBody))
       return true;
     if (loadLike) {
@@ -108,6 +187,8 @@ private:
 
   FusionPlan &plan_;
   std::unordered_map<const Value *, std::vector<Use>> uses_;
+  std::unordered_set<const Value *> forced_;
+  std::unordered_map<const Value *, bool> readsMemory_;
 };
 
 } // namespace
@@ -115,6 +196,7 @@ private:
 FusionPlan fuseElementwise(Function &fn) {
   FusionPlan plan;
   Planner planner(plan);
+  planner.findStoreHazards(fn.body);
   planner.collectUses(fn.body);
   planner.plan(fn.body);
   return plan;

@@ -129,7 +129,8 @@ llvm::Value *KernelCodeGen::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> 
     llvm::SmallVector<llvm::Value *, 2> wide;
     for (llvm::Value *a : args)
       wide.push_back(b_.CreateFPExt(a, f32));
-    return b_.CreateFPTrunc(emitMath(kind, wide, ScalarKind::F32), type);
+    return convert(emitMath(kind, wide, ScalarKind::F32), Type::scalar(ScalarKind::F32),
+                   Type::scalar(elem), false);
   }
   if (std::optional<MathFn> fn = sleefFunction(kind))
     return callSleef(*fn, args, elem);

@@ -61,9 +61,14 @@ private:
 
   std::optional<Range> compute(const Operation &op) const {
     auto get = [&](int i) { return of(op.operands[i]); };
-    auto checked = [](__int128 lo, __int128 hi) -> std::optional<Range> {
-      if (lo < INT32_MIN || hi > INT32_MAX)
-        return std::nullopt; // keep clear of wrap-around
+    // Arithmetic wraps at the result type's width: a range that leaves the
+    // type says nothing about the wrapped values, so it is dropped.
+    unsigned bits = op.results.empty() ? 64 : bitWidth(op.result()->type().kind());
+    __int128 typeMin = bits >= 64 ? INT64_MIN : -(__int128(1) << (bits - 1));
+    __int128 typeMax = bits >= 64 ? INT64_MAX : (__int128(1) << (bits - 1)) - 1;
+    auto checked = [&](__int128 lo, __int128 hi) -> std::optional<Range> {
+      if (lo < typeMin || hi > typeMax)
+        return std::nullopt;
       return Range{int64_t(lo), int64_t(hi)};
     };
     switch (op.kind()) {

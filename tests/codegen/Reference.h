@@ -23,8 +23,9 @@ namespace blockc::test {
 enum class DType { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
 
 inline const std::vector<DType> &allTypes() {
-  static const std::vector<DType> all = {DType::I1,  DType::I8,   DType::I16, DType::I32, DType::I64,
-                                         DType::F16, DType::BF16, DType::F32, DType::F64};
+  static const std::vector<DType> all = {DType::I1,   DType::I8,  DType::I16,
+                                         DType::I32,  DType::I64, DType::F16,
+                                         DType::BF16, DType::F32, DType::F64};
   return all;
 }
 
@@ -32,15 +33,23 @@ inline const char *typeName(DType t) {
   static const char *names[] = {"i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
   return names[static_cast<int>(t)];
 }
-inline bool isFloat(DType t) { return t >= DType::F16; }
-inline bool isBool(DType t) { return t == DType::I1; }
-inline bool isInt(DType t) { return !isFloat(t) && !isBool(t); }
+inline bool isFloat(DType t) {
+  return t >= DType::F16;
+}
+inline bool isBool(DType t) {
+  return t == DType::I1;
+}
+inline bool isInt(DType t) {
+  return !isFloat(t) && !isBool(t);
+}
 /// Bits of the value; i1 occupies a whole byte in memory.
 inline int bitsOf(DType t) {
   static const int bits[] = {1, 8, 16, 32, 64, 16, 16, 32, 64};
   return bits[static_cast<int>(t)];
 }
-inline size_t bytesOf(DType t) { return t == DType::I1 ? 1 : size_t(bitsOf(t)) / 8; }
+inline size_t bytesOf(DType t) {
+  return t == DType::I1 ? 1 : size_t(bitsOf(t)) / 8;
+}
 
 /// Two's complement wrap of `v` to `bits` (i1 keeps 0 and 1).
 inline int64_t wrapInt(uint64_t v, int bits) {
@@ -137,8 +146,12 @@ struct Val {
   int64_t i = 0;
   double f = 0;
 };
-inline Val intVal(int64_t i) { return {i, 0}; }
-inline Val floatVal(double f) { return {0, f}; }
+inline Val intVal(int64_t i) {
+  return {i, 0};
+}
+inline Val floatVal(double f) {
+  return {0, f};
+}
 
 inline Val decode(DType t, uint64_t bits) {
   switch (t) {
@@ -189,7 +202,9 @@ inline uint64_t encode(DType t, Val v) {
 }
 
 /// `x` rounded to f16/bf16/f32 (identity for f64), as a double.
-inline double roundTo(DType t, double x) { return decode(t, encode(t, floatVal(x))).f; }
+inline double roundTo(DType t, double x) {
+  return decode(t, encode(t, floatVal(x))).f;
+}
 
 /// `count` elements of type `t` followed by `pad` guard elements that a
 /// correct kernel never writes.
@@ -206,7 +221,9 @@ public:
     std::memcpy(&b, bytes() + i * bytesOf(type_), bytesOf(type_));
     return b;
   }
-  void setBits(size_t i, uint64_t b) { std::memcpy(bytes() + i * bytesOf(type_), &b, bytesOf(type_)); }
+  void setBits(size_t i, uint64_t b) {
+    std::memcpy(bytes() + i * bytesOf(type_), &b, bytesOf(type_));
+  }
   Val get(size_t i) const { return decode(type_, bits(i)); }
   void set(size_t i, Val v) { setBits(i, encode(type_, v)); }
   void fillBits(uint64_t b) {
@@ -272,6 +289,8 @@ inline void launchArgs(const JitKernel &kernel, blockc_grid grid, std::vector<vo
   ASSERT_EQ(blockc_launch(kernel.fn, args.data(), grid, &options), 0) << blockc_last_error();
 }
 
-inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t cdiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 } // namespace blockc::test

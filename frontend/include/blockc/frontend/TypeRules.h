@@ -41,4 +41,8 @@ std::optional<std::string> checkBlockShape(const Shape &shape);
 /// no floats in integer types); returns the error text.
 std::optional<std::string> checkConstantFits(const ConstantValue &value, ScalarKind kind);
 
+/// The canonical form of an integer constant that fits `kind`: the signed
+/// reading of its low bits, so `0xff : i8` is -1 everywhere after parsing.
+ConstantValue canonicalConstant(const ConstantValue &value, ScalarKind kind);
+
 } // namespace blockc

@@ -1,0 +1,113 @@
+//===- CodeGenConvert.cpp - Casts, and bf16 rounded once ------------------===//
+//
+// Conversions to bf16 are done in software: the AVX-512 BF16 instruction LLVM
+// would pick flushes subnormals to zero, and going through f32 with ordinary
+// rounding rounds twice for f64 and wide integer sources. Instead the source
+// goes to f32 rounded to odd (f32 has 16 more significand bits than bf16, so a
+// second rounding is then exact), and f32 is rounded to nearest even on its
+// bit pattern.
+//
+//===----------------------------------------------------------------------===//
+#include "CodeGen.h"
+
+#include "llvm/IR/Intrinsics.h"
+
+namespace blockc {
+
+namespace {
+llvm::Type *sameShape(llvm::Type *like, llvm::Type *element) {
+  if (auto *vec = llvm::dyn_cast<llvm::VectorType>(like))
+    return llvm::VectorType::get(element, vec->getElementCount());
+  return element;
+}
+} // namespace
+
+llvm::Value *KernelCodeGen::roundToBF16(llvm::Value *f32) {
+  llvm::Type *i32 = sameShape(f32->getType(), b_.getInt32Ty());
+  auto c = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+  llvm::Value *bits = b_.CreateBitCast(f32, i32);
+  llvm::Value *lsb = b_.CreateAnd(b_.CreateLShr(bits, c(16)), c(1));
+  llvm::Value *rounded = b_.CreateLShr(b_.CreateAdd(bits, b_.CreateAdd(lsb, c(0x7fff))), c(16));
+  llvm::Value *quietNaN = b_.CreateOr(b_.CreateLShr(bits, c(16)), c(0x40));
+  llvm::Value *result = b_.CreateSelect(b_.CreateFCmpUNO(f32, f32), quietNaN, rounded);
+  result = b_.CreateTrunc(result, sameShape(f32->getType(), b_.getInt16Ty()));
+  return b_.CreateBitCast(result, sameShape(f32->getType(), b_.getBFloatTy()));
+}
+
+llvm::Value *KernelCodeGen::toF32RoundToOdd(llvm::Value *v, const Type &from) {
+  llvm::Type *f32 = sameShape(v->getType(), b_.getFloatTy());
+  llvm::Type *i32 = sameShape(v->getType(), b_.getInt32Ty());
+  llvm::Value *nearest, *inexact, *tooLarge;
+  if (from.isFloat()) {
+    nearest = b_.CreateFPTrunc(v, f32);
+    llvm::Value *back = b_.CreateFPExt(nearest, v->getType());
+    // Overflow to infinity stays infinity: no sticky bit on it.
+    llvm::Value *finite = b_.CreateFCmpONE(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, nearest),
+                                           llvm::ConstantFP::getInfinity(f32));
+    inexact = b_.CreateAnd(b_.CreateFCmpONE(back, v), finite);
+    tooLarge = b_.CreateFCmpOGT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                                b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v));
+  } else {
+    nearest = b_.CreateSIToFP(v, f32);
+    // Compare in 64 bits; only 2^63 itself does not convert back (it saturates).
+    llvm::Type *i64 = sameShape(v->getType(), b_.getInt64Ty());
+    llvm::Value *wide = b_.CreateSExt(v, i64);
+    llvm::Value *back = b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {i64, f32}, {nearest});
+    llvm::Value *twoTo63 = b_.CreateFCmpOGE(nearest, llvm::ConstantFP::get(f32, 0x1p63));
+    inexact = b_.CreateOr(b_.CreateICmpNE(back, wide), twoTo63);
+    llvm::Value *zero = llvm::Constant::getNullValue(i64);
+    llvm::Value *awayFromZero = b_.CreateSelect(
+        b_.CreateICmpSGE(wide, zero), b_.CreateICmpSGT(back, wide), b_.CreateICmpSLT(back, wide));
+    tooLarge = b_.CreateOr(awayFromZero, twoTo63);
+  }
+  // Round to odd: truncate toward zero, then set the last bit if inexact.
+  llvm::Value *bits = b_.CreateBitCast(nearest, i32);
+  bits = b_.CreateSub(bits, b_.CreateZExt(b_.CreateAnd(inexact, tooLarge), i32));
+  bits = b_.CreateOr(bits, b_.CreateZExt(inexact, i32));
+  return b_.CreateBitCast(bits, f32);
+}
+
+llvm::Value *KernelCodeGen::convert(llvm::Value *v, const Type &from, const Type &to,
+                                    bool bitcast) {
+  llvm::Type *toType = sameShape(v->getType(), elementType(to));
+  if (bitcast || from.isPointer())
+    return from.isPointer() ? v : b_.CreateBitCast(v, toType);
+  if (from == to)
+    return v;
+  if (from.isInteger() && to.isInteger()) {
+    if (to.isBool())
+      return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+    return from.isBool() ? b_.CreateZExt(v, toType) : b_.CreateSExtOrTrunc(v, toType);
+  }
+  if (to.kind() == ScalarKind::BF16) {
+    llvm::Type *f32 = sameShape(v->getType(), b_.getFloatTy());
+    llvm::Value *single;
+    if (from.isBool())
+      single = b_.CreateUIToFP(v, f32);
+    else if (from.isInteger() && bitWidth(from.kind()) <= 16)
+      single = b_.CreateSIToFP(v, f32); // exact in f32
+    else if (from.kind() == ScalarKind::F64 || from.isInteger())
+      single = toF32RoundToOdd(v, from);
+    else
+      single = from.kind() == ScalarKind::F32 ? v : b_.CreateFPExt(v, f32);
+    return roundToBF16(single);
+  }
+  if (from.isInteger())
+    return from.isBool() ? b_.CreateUIToFP(v, toType) : b_.CreateSIToFP(v, toType);
+  if (to.isBool())
+    return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+  if (to.isInteger())
+    // Saturating: out-of-range and NaN inputs give defined values, not poison.
+    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {toType, v->getType()}, {v});
+  if (from.kind() == ScalarKind::BF16) {
+    // bf16 widens exactly to f32 (and from there to f64, or rounds once to f16).
+    llvm::Value *single = b_.CreateFPExt(v, sameShape(v->getType(), b_.getFloatTy()));
+    return to.kind() == ScalarKind::F32   ? single
+           : to.kind() == ScalarKind::F64 ? b_.CreateFPExt(single, toType)
+                                          : b_.CreateFPTrunc(single, toType);
+  }
+  return bitWidth(from.kind()) < bitWidth(to.kind()) ? b_.CreateFPExt(v, toType)
+                                                     : b_.CreateFPTrunc(v, toType);
+}
+
+} // namespace blockc
