@@ -118,6 +118,23 @@ std::string helpText(const CommandSpec &spec) {
   return out.str();
 }
 
+std::optional<Arguments> parseCommandLine(const CommandSpec &spec,
+                                          const std::vector<std::string> &argv, int &exitCode) {
+  std::string error;
+  std::optional<Arguments> args = Arguments::parse(spec, argv, error);
+  if (!args) {
+    std::cerr << error << "\n";
+    exitCode = 1;
+    return std::nullopt;
+  }
+  if (args->has("--help")) {
+    std::cout << helpText(spec);
+    exitCode = 0;
+    return std::nullopt;
+  }
+  return args;
+}
+
 bool readSource(const std::string &path, SourceFile &file, std::string &error) {
   std::ostringstream text;
   if (path == "-") {

@@ -57,6 +57,12 @@ private:
 
 std::string helpText(const CommandSpec &spec);
 
+/// Parses a subcommand's arguments. Returns them when the command should go
+/// on; otherwise it has printed the help (exit code 0) or the error (exit code
+/// 1) and returns nullopt with `exitCode` set.
+std::optional<Arguments> parseCommandLine(const CommandSpec &spec,
+                                          const std::vector<std::string> &argv, int &exitCode);
+
 /// Reads `path` ("-" is standard input) into `file`; on failure returns false
 /// with a message in `error`.
 bool readSource(const std::string &path, SourceFile &file, std::string &error);

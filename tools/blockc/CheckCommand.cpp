@@ -16,18 +16,11 @@ const FlagSpec kDefineFlag{"-D", "NAME=VALUE", "bind a constexpr (repeatable)", 
 /// returns null on error.
 std::unique_ptr<Module> loadModule(const CommandSpec &spec, const std::vector<std::string> &argv,
                                    int &exitCode) {
+  std::optional<Arguments> args = parseCommandLine(spec, argv, exitCode);
+  if (!args)
+    return nullptr;
   exitCode = 1;
   std::string error;
-  std::optional<Arguments> args = Arguments::parse(spec, argv, error);
-  if (!args) {
-    std::cerr << error << "\n";
-    return nullptr;
-  }
-  if (args->has("--help")) {
-    std::cout << helpText(spec);
-    exitCode = 0;
-    return nullptr;
-  }
   std::optional<ConstexprBindings> defines = args->defines(error);
   if (!defines) {
     std::cerr << "blockc " << spec.name << ": " << error << "\n";

@@ -76,15 +76,10 @@ int runCompile(const std::vector<std::string> &argv) {
                    1,
                    1};
   std::string error;
-  std::optional<Arguments> args = Arguments::parse(spec, argv, error);
-  if (!args) {
-    std::cerr << error << "\n";
-    return 1;
-  }
-  if (args->has("--help")) {
-    std::cout << helpText(spec);
-    return 0;
-  }
+  int exitCode;
+  std::optional<Arguments> args = parseCommandLine(spec, argv, exitCode);
+  if (!args)
+    return exitCode;
   CompileOptions options;
   EmitKind kind = EmitKind::Object;
   std::string emit = args->value("--emit", "obj");
@@ -125,15 +120,10 @@ int runTargets(const std::vector<std::string> &argv) {
   CommandSpec spec{"targets", "", "List every target with its features and vector width.",
                    {kHelp},   0,  0};
   std::string error;
-  std::optional<Arguments> args = Arguments::parse(spec, argv, error);
-  if (!args) {
-    std::cerr << error << "\n";
-    return 1;
-  }
-  if (args->has("--help")) {
-    std::cout << helpText(spec);
-    return 0;
-  }
+  int exitCode;
+  std::optional<Arguments> args = parseCommandLine(spec, argv, exitCode);
+  if (!args)
+    return exitCode;
   for (const std::string &name : targetNames()) {
     Target t;
     lookupTarget(name, t, error);

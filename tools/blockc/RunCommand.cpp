@@ -201,15 +201,10 @@ void printTimings(const std::string &kernel, const RunPlan &plan, std::vector<do
 int runRun(const std::vector<std::string> &argv) {
   std::string error;
   static const CommandSpec spec = makeRunSpec();
-  std::optional<Arguments> args = Arguments::parse(spec, argv, error);
-  if (!args) {
-    std::cerr << error << "\n";
-    return 1;
-  }
-  if (args->has("--help")) {
-    std::cout << helpText(spec);
-    return 0;
-  }
+  int exitCode;
+  std::optional<Arguments> args = parseCommandLine(spec, argv, exitCode);
+  if (!args)
+    return exitCode;
   auto fail = [](const std::string &message) {
     std::cerr << "blockc run: " << message << "\n";
     return 1;
