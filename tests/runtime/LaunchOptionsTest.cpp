@@ -122,6 +122,11 @@ struct BadVariable {
   const char *message;
 };
 
+// Names the case in test listings instead of dumping its bytes.
+void PrintTo(const BadVariable &c, std::ostream *os) {
+  *os << c.name;
+}
+
 class BadEnvironment : public testing::TestWithParam<BadVariable> {
 protected:
   void SetUp() override {
@@ -227,6 +232,11 @@ struct BadOption {
   const char *message;
 };
 
+// Names the case in test listings instead of dumping its bytes.
+void PrintTo(const BadOption &c, std::ostream *os) {
+  *os << c.name;
+}
+
 class BadOptions : public testing::TestWithParam<BadOption> {};
 
 TEST_P(BadOptions, AreAnErrorNamingTheFieldAndValue) {
@@ -305,6 +315,11 @@ struct BadLaunch {
   blockc_grid grid;
   const char *message;
 };
+
+// Names the case in test listings instead of dumping its bytes.
+void PrintTo(const BadLaunch &c, std::ostream *os) {
+  *os << c.name;
+}
 
 class BadLaunches : public testing::TestWithParam<BadLaunch> {};
 
