@@ -34,6 +34,8 @@ public:
                                             DiagnosticEngine &diags);
   ~JitModule();
 
+  /// The kernels' code lives as long as this JitModule: do not call `fn`
+  /// after destroying it.
   const std::vector<JitKernel> &kernels() const { return kernels_; }
   /// Null when the module has no kernel of that name.
   const JitKernel *kernel(std::string_view name) const;
