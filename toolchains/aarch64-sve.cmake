@@ -1,6 +1,6 @@
 # Cross build for AArch64 with SVE from x86-64.
 #   cmake -B build-arm -G Ninja -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-sve.cmake \
-#         -DBLOCKC_BUILD_COMPILER=OFF
+#         -DBLOCKC_BUILD_COMPILER=OFF -DBLOCKC_BUILD_TESTS=OFF
 # ctest runs the binaries through QEMU with BLOCKC_QEMU_SVE_BITS-bit vectors.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)

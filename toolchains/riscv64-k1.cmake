@@ -1,7 +1,8 @@
 # Cross build for the SpacemiT K1 (riscv64, RVV 1.0, VLEN 256) from x86-64.
 #   cmake -B build-k1 -G Ninja -DCMAKE_TOOLCHAIN_FILE=toolchains/riscv64-k1.cmake \
-#         -DBLOCKC_BUILD_COMPILER=OFF
-# builds what a board needs (frontend, runtime). ctest runs the binaries through
+#         -DBLOCKC_BUILD_COMPILER=OFF -DBLOCKC_BUILD_TESTS=OFF
+# builds what a board needs (frontend, runtime), without LLVM. Cross-built tests
+# (a later step; GoogleTest must then be built for the target) run through
 # QEMU; BLOCKC_QEMU_VLEN picks the vector length it emulates (128, 256, 512).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR riscv64)
