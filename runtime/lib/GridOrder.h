@@ -3,7 +3,9 @@
 // The launcher runs one flat OpenMP loop; each decoder maps a flat index to the
 // program id it stands for. Each is a bijection from [0, x*y*z) onto the grid.
 // They are separate types so that the loop is instantiated once per order and
-// the choice of order is not re-made for every program.
+// the choice of order is not re-made for every program. `Index` is uint32_t
+// whenever the whole grid fits in it: 32-bit division is several times faster
+// than 64-bit, and decoding is most of what the launcher costs per program.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -17,22 +19,24 @@ struct ProgramId {
   int32_t x, y, z;
 };
 
-struct XFastestOrder {
-  int64_t gridX, gridY;
+template <typename Index> struct XFastestOrder {
+  Index gridX, gridY;
 
-  ProgramId operator()(int64_t flat) const {
-    int64_t x = flat % gridX;
-    int64_t rest = flat / gridX;
+  ProgramId operator()(int64_t flatIndex) const {
+    Index flat = Index(flatIndex);
+    Index x = flat % gridX;
+    Index rest = flat / gridX;
     return {int32_t(x), int32_t(rest % gridY), int32_t(rest / gridY)};
   }
 };
 
-struct ZFastestOrder {
-  int64_t gridY, gridZ;
+template <typename Index> struct ZFastestOrder {
+  Index gridY, gridZ;
 
-  ProgramId operator()(int64_t flat) const {
-    int64_t z = flat % gridZ;
-    int64_t rest = flat / gridZ;
+  ProgramId operator()(int64_t flatIndex) const {
+    Index flat = Index(flatIndex);
+    Index z = flat % gridZ;
+    Index rest = flat / gridZ;
     return {int32_t(rest / gridY), int32_t(rest % gridY), int32_t(z)};
   }
 };
@@ -45,17 +49,20 @@ struct ZFastestOrder {
 ///   pid_m      = first_m + (pid % (GROUP_M * num_pid_n)) % rows
 ///   pid_n      = (pid % (GROUP_M * num_pid_n)) / rows
 /// The short last group keeps it a bijection when y is not a multiple of GROUP_M.
-struct GroupedOrder {
-  int64_t gridX, gridY, groupRows;
+/// `groupRows` must be at most gridY (a larger group is the same single group),
+/// so that every product here stays within the grid's size.
+template <typename Index> struct GroupedOrder {
+  Index gridX, gridY, groupRows;
 
-  ProgramId operator()(int64_t flat) const {
-    int64_t plane = gridX * gridY;
-    int64_t z = flat / plane;
-    int64_t inPlane = flat % plane;
-    int64_t programsPerGroup = groupRows * gridX;
-    int64_t firstRow = inPlane / programsPerGroup * groupRows;
-    int64_t rows = std::min(gridY - firstRow, groupRows);
-    int64_t inGroup = inPlane % programsPerGroup;
+  ProgramId operator()(int64_t flatIndex) const {
+    Index flat = Index(flatIndex);
+    Index plane = gridX * gridY;
+    Index z = flat / plane;
+    Index inPlane = flat % plane;
+    Index programsPerGroup = groupRows * gridX;
+    Index firstRow = inPlane / programsPerGroup * groupRows;
+    Index rows = std::min<Index>(gridY - firstRow, groupRows);
+    Index inGroup = inPlane % programsPerGroup;
     return {int32_t(inGroup / rows), int32_t(firstRow + inGroup % rows), int32_t(z)};
   }
 };

@@ -134,15 +134,24 @@ template <typename Order> int run(const Launch &launch, const Order &order) {
   return runInParallel(launch, order, int(threads));
 }
 
-int runInOrder(const Launch &launch) {
+template <typename Index> int runInOrder(const Launch &launch) {
+  Index x = Index(launch.gridX), y = Index(launch.gridY), z = Index(launch.gridZ);
   switch (launch.options.order) {
   case BLOCKC_ORDER_Z_FASTEST:
-    return run(launch, ZFastestOrder{launch.gridY, launch.gridZ});
-  case BLOCKC_ORDER_GROUPED:
-    return run(launch, GroupedOrder{launch.gridX, launch.gridY, launch.options.group_size});
-  default:
-    return run(launch, XFastestOrder{launch.gridX, launch.gridY});
+    return run(launch, ZFastestOrder<Index>{y, z});
+  case BLOCKC_ORDER_GROUPED: {
+    Index group = Index(std::min<int64_t>(launch.options.group_size, launch.gridY));
+    return run(launch, GroupedOrder<Index>{x, y, group});
   }
+  default:
+    return run(launch, XFastestOrder<Index>{x, y});
+  }
+}
+
+int runInOrder(const Launch &launch) {
+  if (launch.programs <= int64_t(UINT32_MAX))
+    return runInOrder<uint32_t>(launch);
+  return runInOrder<int64_t>(launch);
 }
 
 int countPrograms(const blockc_grid &grid, int64_t &programs) {
