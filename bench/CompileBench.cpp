@@ -35,13 +35,12 @@ void compileVectorAdd(benchmark::State &state) {
   options.defines = {{"BLOCK", std::to_string(state.range(0))}};
   for (auto _ : state) {
     DiagnosticEngine diags;
-    std::unique_ptr<LoweredModule> lowered = lowerSource(file, options, diags);
-    std::string object, error;
-    if (!lowered || !emitMachineCode(*lowered->module, *lowered->machine, false, object, error)) {
+    std::optional<CompiledModule> object = compileSource(file, options, EmitKind::Object, diags);
+    if (!object) {
       state.SkipWithError("compile failed");
       return;
     }
-    benchmark::DoNotOptimize(object.data());
+    benchmark::DoNotOptimize(object->bytes.data());
   }
 }
 

@@ -42,7 +42,35 @@ llvm::Type *KernelCodeGen::elementType(const Type &t) {
 }
 
 llvm::Type *KernelCodeGen::memoryType(const Type &t) {
-  return t.isBool() ? b_.getInt8Ty() : elementType(t);
+  if (t.isPointer())
+    return b_.getPtrTy();
+  if (t.isBool())
+    return b_.getInt8Ty();
+  if (t.kind() == ScalarKind::F16 || t.kind() == ScalarKind::BF16)
+    return b_.getInt16Ty();
+  return elementType(t);
+}
+
+namespace {
+llvm::Type *withElement(llvm::Type *like, llvm::Type *element) {
+  if (auto *vec = llvm::dyn_cast<llvm::VectorType>(like))
+    return llvm::VectorType::get(element, vec->getElementCount());
+  return element;
+}
+} // namespace
+
+llvm::Value *KernelCodeGen::toMemory(llvm::Value *v, const Type &t) {
+  llvm::Type *memTy = withElement(v->getType(), memoryType(t));
+  if (v->getType() == memTy)
+    return v;
+  return t.isBool() ? b_.CreateZExt(v, memTy) : b_.CreateBitCast(v, memTy);
+}
+
+llvm::Value *KernelCodeGen::fromMemory(llvm::Value *v, const Type &t) {
+  if (t.isBool())
+    return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  llvm::Type *regTy = withElement(v->getType(), elementType(t));
+  return v->getType() == regTy ? v : b_.CreateBitCast(v, regTy);
 }
 
 llvm::Type *KernelCodeGen::vectorOf(llvm::Type *element) {
@@ -65,8 +93,8 @@ llvm::Value *KernelCodeGen::allTrueMask() {
   return splat(b_.getTrue());
 }
 
-llvm::Function *KernelCodeGen::emitKernel(Function &fn) {
-  plan_ = fuseElementwise(fn);
+llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) {
+  plan_ = plan;
   auto *i32 = b_.getInt32Ty();
   auto *type =
       llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32, i32, i32, i32}, false);
@@ -79,6 +107,10 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn) {
   fn_->addFnAttr("target-cpu", target_.cpu);
   if (!target_.llvmFeatures.empty())
     fn_->addFnAttr("target-features", target_.llvmFeatures);
+  // Scratch makes frames of up to kMaxScratchBytes: probing each page as the
+  // frame grows turns an overflow into a fault on the guard page, where an
+  // unprobed frame could jump over it into another thread's stack.
+  fn_->addFnAttr("probe-stack", "inline-asm");
 
   allocaBlock_ = llvm::BasicBlock::Create(ctx_, "allocas", fn_);
   auto *body = llvm::BasicBlock::Create(ctx_, "entry", fn_);
@@ -93,15 +125,19 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn) {
     const Value &param = *fn.body.args[i];
     llvm::Value *slot =
         b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), fn_->getArg(0), i));
-    llvm::Value *value = b_.CreateLoad(memoryType(param.type()), slot, param.name());
-    if (param.type().isBool())
-      value = b_.CreateTrunc(value, b_.getInt1Ty());
+    llvm::Value *value = b_.CreateLoad(memoryType(param.type()), slot);
+    value = fromMemory(value, param.type());
+    value->setName(param.name());
     scalars_[&param] = value;
   }
   emitRegion(fn.body);
   b_.CreateRetVoid();
   llvm::IRBuilder<> entry(allocaBlock_);
   entry.CreateBr(body);
+  auto *scratch =
+      new llvm::GlobalVariable(module_, b_.getInt64Ty(), true, llvm::GlobalValue::ExternalLinkage,
+                               b_.getInt64(scratchBytes_), "blockc_scratch_bytes_" + fn.name);
+  scratch->setAlignment(llvm::Align(8));
   return fn_;
 }
 
@@ -221,10 +257,8 @@ void KernelCodeGen::emitStore(const Operation &op) {
   const Type &ptrType = op.operands[0]->type();
   if (ptrType.isScalar()) {
     llvm::Value *ptr = eval(op.operands[0], {}, false);
-    llvm::Value *value = eval(op.operands[1], {}, false);
-    llvm::Type *memTy = memoryType(op.operands[1]->type());
-    if (op.operands[1]->type().isBool())
-      value = b_.CreateZExt(value, memTy);
+    llvm::Value *value = toMemory(eval(op.operands[1], {}, false), op.operands[1]->type());
+    llvm::Type *memTy = value->getType();
     if (!op.hasMask) {
       b_.CreateStore(value, ptr);
       return;
@@ -240,9 +274,7 @@ void KernelCodeGen::emitStore(const Operation &op) {
   llvm::Type *memTy = memoryType(valueType);
   llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
   forEachStrip(ptrType.shape(), [&](const Coords &coords, bool vector) {
-    llvm::Value *value = evalOperand(op, 1, coords, vector);
-    if (valueType.isBool())
-      value = b_.CreateZExt(value, vector ? vectorOf(memTy) : memTy);
+    llvm::Value *value = toMemory(evalOperand(op, 1, coords, vector), valueType);
     llvm::Value *mask = vector ? tailMask_ : nullptr;
     if (op.hasMask)
       mask = andMasks(mask, evalOperand(op, 2, coords, vector));

@@ -35,8 +35,10 @@ class KernelCodeGen {
 public:
   KernelCodeGen(const Target &target, llvm::Module &module, const CompileOptions &options);
 
-  /// Emits `void @name(ptr args, i32 pid_x, pid_y, pid_z, grid_x, grid_y, grid_z)`.
-  llvm::Function *emitKernel(Function &fn);
+  /// Emits `void @name(ptr args, i32 pid_x, pid_y, pid_z, grid_x, grid_y, grid_z)`
+  /// with `plan` deciding which block values live in scratch, and the constant
+  /// `blockc_scratch_bytes_NAME` that launchers read.
+  llvm::Function *emitKernel(Function &fn, const FusionPlan &plan);
 
   /// Scratch memory a program of this kernel needs on its thread's stack.
   uint64_t scratchBytes() const { return scratchBytes_; }
@@ -108,8 +110,16 @@ private:
   llvm::Type *scalarType(ScalarKind kind);
   /// The element as a register value: pointers are `ptr`.
   llvm::Type *elementType(const Type &t);
-  /// The element as stored in memory: i1 is a byte.
+  /// The element as stored in memory: i1 is a byte, and f16/bf16 are their
+  /// i16 bit patterns. Memory ops never see a 16-bit float type: without
+  /// native support LLVM legalizes a masked or gathered bf16 vector through
+  /// f32 and back, which calls compiler-rt's __truncsfbf2, a helper that
+  /// neither the JIT nor a kernel's users link.
   llvm::Type *memoryType(const Type &t);
+  /// Converts a register value (scalar or strip) of element type `t` to its
+  /// memory form, and back.
+  llvm::Value *toMemory(llvm::Value *v, const Type &t);
+  llvm::Value *fromMemory(llvm::Value *v, const Type &t);
   llvm::Type *vectorOf(llvm::Type *element);
   llvm::Value *splat(llvm::Value *scalar);
   llvm::Value *i64(int64_t v) { return b_.getInt64(v); }

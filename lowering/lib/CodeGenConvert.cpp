@@ -92,6 +92,15 @@ llvm::Value *KernelCodeGen::convert(llvm::Value *v, const Type &from, const Type
       single = from.kind() == ScalarKind::F32 ? v : b_.CreateFPExt(v, f32);
     return roundToBF16(single);
   }
+  // f64 and wide integers reach f16 through f32 rounded to odd: f32's 24
+  // significand bits are enough for the second rounding to be exact, and
+  // direct conversions would call compiler-rt (__truncdfhf2, __floatdihf) on
+  // targets without native f16 arithmetic.
+  bool wideToF16 = to.kind() == ScalarKind::F16 &&
+                   (from.kind() == ScalarKind::F64 ||
+                    (from.isInteger() && !from.isBool() && bitWidth(from.kind()) > 16));
+  if (wideToF16)
+    return b_.CreateFPTrunc(toF32RoundToOdd(v, from), toType);
   if (from.isInteger())
     return from.isBool() ? b_.CreateUIToFP(v, toType) : b_.CreateSIToFP(v, toType);
   if (to.isBool())

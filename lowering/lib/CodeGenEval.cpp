@@ -29,16 +29,13 @@ llvm::Value *KernelCodeGen::loadBuffer(llvm::Value *buffer, const Type &type, co
     value = b_.CreateMaskedLoad(vectorOf(memTy), ptr, align, tailMask_);
   else
     value = b_.CreateAlignedLoad(vectorOf(memTy), ptr, align);
-  if (type.isBool())
-    value = b_.CreateTrunc(value, vector ? vectorOf(b_.getInt1Ty()) : b_.getInt1Ty());
-  return value;
+  return fromMemory(value, type);
 }
 
 void KernelCodeGen::storeBuffer(llvm::Value *buffer, const Type &type, const Coords &coords,
                                 llvm::Value *value, bool vector) {
   llvm::Type *memTy = memoryType(type);
-  if (type.isBool())
-    value = b_.CreateZExt(value, vector ? vectorOf(memTy) : memTy);
+  value = toMemory(value, type);
   llvm::Value *ptr = b_.CreateGEP(memTy, buffer, linearIndex(type.shape(), coords));
   llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
   if (vector && tailMask_)
@@ -142,11 +139,8 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
     mask = andMasks(mask, evalOperand(op, 1, coords, vector));
   llvm::Type *loadTy = vector ? vectorOf(memTy) : memTy;
   llvm::Value *passthru = llvm::Constant::getNullValue(loadTy);
-  if (op.hasOther) {
-    passthru = evalOperand(op, 2, coords, vector);
-    if (resultType.isBool())
-      passthru = b_.CreateZExt(passthru, loadTy);
-  }
+  if (op.hasOther)
+    passthru = toMemory(evalOperand(op, 2, coords, vector), resultType);
   llvm::Value *value;
   if (!vector) {
     llvm::Value *ptr = evalOperand(op, 0, coords, false);
@@ -174,9 +168,7 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
       value = b_.CreateMaskedGather(loadTy, ptrs, align, mask ? mask : allTrueMask(), passthru);
     }
   }
-  if (resultType.isBool())
-    value = b_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
-  return value;
+  return fromMemory(value, resultType);
 }
 
 llvm::Value *KernelCodeGen::evalDef(const Operation &op, const Value *v, const Coords &coords,
@@ -339,6 +331,15 @@ llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Va
   case OpKind::Not:
     return b_.CreateNot(a[0]);
   case OpKind::Fma:
+    if (operandType.kind() == ScalarKind::F16) {
+      // An f16 fma is exact in f64 up to one rounding, which convert() does
+      // without the compiler-rt call LLVM would emit (__truncdfhf2).
+      Type f16 = Type::scalar(ScalarKind::F16), f64 = Type::scalar(ScalarKind::F64);
+      llvm::SmallVector<llvm::Value *, 3> wide;
+      for (llvm::Value *arg : a)
+        wide.push_back(convert(arg, f16, f64, false));
+      return convert(intrinsic(llvm::Intrinsic::fma, wide), f64, f16, false);
+    }
     return intrinsic(llvm::Intrinsic::fma, a);
   case OpKind::Select:
     return b_.CreateSelect(a[0], a[1], a[2]);

@@ -1,115 +1,68 @@
-//===- Compiler.cpp - Source to LLVM module to files ----------------------===//
+//===- Compiler.cpp - Compiled bytes to files -----------------------------===//
 #include "blockc/lowering/Compiler.h"
 
-#include "CodeGen.h"
 #include "blockc/lowering/Emit.h"
-#include "blockc/lowering/Pipeline.h"
+#include "blockc/targets/Target.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
 
-#include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 namespace blockc {
 
-LoweredModule::LoweredModule() = default;
-LoweredModule::~LoweredModule() {
-  // The module must die before its context.
-  module.reset();
-  context.reset();
-}
-LoweredModule::LoweredModule(LoweredModule &&) = default;
-
 namespace {
-
-std::string printLLVM(const llvm::Module &module) {
-  std::string text;
-  llvm::raw_string_ostream stream(text);
-  module.print(stream, nullptr);
-  return text;
-}
 
 bool writeFile(const std::string &path, const std::string &data, std::string &error) {
   std::ofstream out(path, std::ios::binary);
   out << data;
+  out.close();
   if (!out) {
-    error = "cannot write '" + path + "'";
+    error = "cannot write '" + path + "': " + std::strerror(errno);
     return false;
   }
   return true;
 }
 
-} // namespace
-
-std::unique_ptr<LoweredModule> lowerSource(const SourceFile &source, const CompileOptions &options,
-                                           DiagnosticEngine &diags) {
-  Target target;
-  std::string error;
-  if (!lookupTarget(options.target, target, error)) {
-    diags.error({}, error);
-    return nullptr;
+/// Links `object` with lld into a shared library that names SLEEF and libm,
+/// the only libraries generated code calls (checkRuntimeSymbols). Cross
+/// targets' libraries are not on this machine: their `.so` names none.
+bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
+                       const std::string &targetName, std::string &error) {
+  auto linker = llvm::sys::findProgramByName("ld.lld-22");
+  if (!linker)
+    linker = llvm::sys::findProgramByName("ld.lld");
+  if (!linker) {
+    error = "--emit=so needs ld.lld (package lld-22)";
+    return false;
   }
-  auto lowered = std::make_unique<LoweredModule>();
-  lowered->blockIR = parseModule(source, options.defines, diags);
-  if (!lowered->blockIR)
-    return nullptr;
-  lowered->machine = createTargetMachine(target, error);
-  if (!lowered->machine) {
-    diags.error({}, error);
-    return nullptr;
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("blockc", "o", objectPath)) {
+    error = "cannot create a temporary object file: " + ec.message();
+    return false;
   }
-  DebugDumper dumper(options);
-  runPassPipeline(*lowered->blockIR, dumper);
-
-  lowered->context = std::make_unique<llvm::LLVMContext>();
-  lowered->module = std::make_unique<llvm::Module>(source.name, *lowered->context);
-  lowered->module->setTargetTriple(lowered->machine->getTargetTriple());
-  lowered->module->setDataLayout(lowered->machine->createDataLayout());
-  for (auto &fn : lowered->blockIR->functions) {
-    if (!fn->isKernel)
-      continue;
-    if (dumper.wants(1))
-      dumper.stage(fn->name + ".fusion.txt", describeFusionPlan(*fn, fuseElementwise(*fn)), 1);
-    KernelCodeGen codegen(target, *lowered->module, options);
-    codegen.emitKernel(*fn);
-    // Scratch lives on the stack of whichever thread runs the program; OpenMP
-    // workers get 4 MiB by default, so stay well inside that.
-    constexpr uint64_t kScratchLimit = uint64_t(2) << 20;
-    if (codegen.scratchBytes() > kScratchLimit) {
-      diags.error(fn->loc,
-                  "kernel @" + fn->name + " needs " + std::to_string(codegen.scratchBytes() >> 10) +
-                      " KiB of scratch memory per program, more than the " +
-                      std::to_string(kScratchLimit >> 10) +
-                      " KiB limit (largest: " + codegen.largestScratch() + "); use smaller blocks");
-      return nullptr;
+  bool ok = writeFile(objectPath.str().str(), object, error);
+  if (ok) {
+    std::string out = outputPath, obj = objectPath.str().str();
+    std::vector<llvm::StringRef> argv = {*linker, "-shared", "-o", out, obj, "--as-needed"};
+    Target target;
+    if (lookupTarget(targetName, target, error) && target.arch == Arch::X86_64)
+      argv.insert(argv.end(), {"-L", "/usr/lib/x86_64-linux-gnu", "-lsleef", "-lm"});
+    std::string message;
+    if (llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0, &message) != 0) {
+      error = "linking " + outputPath + " failed" + (message.empty() ? "" : ": " + message);
+      ok = false;
     }
   }
-  std::string broken;
-  llvm::raw_string_ostream brokenStream(broken);
-  if (llvm::verifyModule(*lowered->module, &brokenStream)) {
-    diags.error({},
-                "internal error: blockc generated invalid LLVM IR (please report it):\n" + broken);
-    return nullptr;
-  }
-  if (dumper.wants(2))
-    dumper.stage("module.ll", printLLVM(*lowered->module), 2);
-  optimizeModule(*lowered->module, *lowered->machine);
-  if (dumper.wants(2))
-    dumper.stage("module.opt.ll", printLLVM(*lowered->module), 2);
-  if (dumper.wants(3)) {
-    std::string assembly;
-    if (emitMachineCode(*lowered->module, *lowered->machine, true, assembly, error))
-      dumper.stage("module.s", assembly, 3);
-  }
-  return lowered;
+  llvm::sys::fs::remove(objectPath);
+  return ok;
 }
+
+} // namespace
 
 bool compileToFile(const SourceFile &source, const CompileOptions &options, EmitKind kind,
                    const std::string &outputPath, DiagnosticEngine &diags) {
@@ -127,58 +80,13 @@ bool compileToFile(const SourceFile &source, const CompileOptions &options, Emit
     }
     return true;
   }
-  std::unique_ptr<LoweredModule> lowered = lowerSource(source, options, diags);
-  if (!lowered)
+  EmitKind bytesKind = kind == EmitKind::SharedLibrary ? EmitKind::Object : kind;
+  std::optional<CompiledModule> compiled = compileSource(source, options, bytesKind, diags);
+  if (!compiled)
     return false;
-  std::string data;
-  bool ok = true;
-  switch (kind) {
-  case EmitKind::LLVMIR:
-    data = printLLVM(*lowered->module);
-    break;
-  case EmitKind::Assembly:
-  case EmitKind::Object:
-  case EmitKind::SharedLibrary:
-    ok = emitMachineCode(*lowered->module, *lowered->machine, kind == EmitKind::Assembly, data,
-                         error);
-    break;
-  case EmitKind::Header:
-    break;
-  }
-  if (ok && kind == EmitKind::SharedLibrary) {
-    // Link the object with lld into a shared library that needs SLEEF.
-    llvm::SmallString<128> objectPath;
-    llvm::sys::fs::createTemporaryFile("blockc", "o", objectPath);
-    ok = writeFile(objectPath.str().str(), data, error);
-    auto linker = llvm::sys::findProgramByName("ld.lld-22");
-    if (!linker)
-      linker = llvm::sys::findProgramByName("ld.lld");
-    if (ok && !linker) {
-      error = "--emit=so needs ld.lld (package lld-22)";
-      ok = false;
-    }
-    if (ok) {
-      std::string out = outputPath, obj = objectPath.str().str();
-      std::vector<llvm::StringRef> argv = {*linker, "-shared", "-o", out, obj, "--as-needed"};
-      std::string sleefDir = "/usr/lib/x86_64-linux-gnu";
-      if (lowered->machine->getTargetTriple().isX86()) {
-        argv.push_back("-L");
-        argv.push_back(sleefDir);
-        argv.push_back("-lsleef");
-        argv.push_back("-lm");
-      }
-      std::string message;
-      if (llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0, &message) != 0) {
-        error = "linking " + outputPath + " failed" + (message.empty() ? "" : ": " + message);
-        ok = false;
-      }
-    }
-    llvm::sys::fs::remove(objectPath);
-    if (ok)
-      return true;
-  }
-  if (ok)
-    ok = writeFile(outputPath, data, error);
+  bool ok = kind == EmitKind::SharedLibrary
+                ? linkSharedLibrary(compiled->bytes, outputPath, options.target, error)
+                : writeFile(outputPath, compiled->bytes, error);
   if (!ok)
     diags.error({}, error);
   return ok;

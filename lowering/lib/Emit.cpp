@@ -4,6 +4,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/TargetSelect.h"
@@ -78,6 +79,44 @@ bool emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine, bool as
   return true;
 }
 
+bool checkRuntimeSymbols(const std::string &object, const Target &target, std::string &error) {
+  auto file =
+      llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(object, "kernel object"));
+  if (!file) {
+    error = "internal error: cannot read the generated object: " + llvm::toString(file.takeError());
+    return false;
+  }
+  // What every process running a kernel has: the C library and libm, and
+  // SLEEF, which the JIT loads and `.so` and AOT links name.
+  static const llvm::StringRef provided[] = {"memcpy",     "memmove",
+                                             "memset",     "fmod",
+                                             "fmodf",      "fmin",
+                                             "fminf",      "fmax",
+                                             "fmaxf",      "fma",
+                                             "fmaf",       "sqrt",
+                                             "sqrtf",      "floor",
+                                             "floorf",     "ceil",
+                                             "ceilf",      "trunc",
+                                             "truncf",     "rint",
+                                             "rintf",      "nearbyint",
+                                             "nearbyintf", "round",
+                                             "roundf",     "_GLOBAL_OFFSET_TABLE_"};
+  for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
+    auto flags = symbol.getFlags();
+    if (!flags || !(*flags & llvm::object::SymbolRef::SF_Undefined))
+      continue;
+    auto name = symbol.getName();
+    if (!name || name->empty() || name->starts_with("Sleef_") ||
+        llvm::is_contained(provided, *name))
+      continue;
+    error = "internal error: the code generated for target '" + target.name + "' calls '" +
+            name->str() +
+            "', a compiler runtime function that kernels cannot rely on (please report it)";
+    return false;
+  }
+  return true;
+}
+
 namespace {
 
 std::string cType(const Type &t) {
@@ -102,7 +141,9 @@ std::string emitHeader(const Module &module, const std::string &guard) {
     out += "/* The kernel itself, as blockc_launch calls it. */\n";
     out += "void " + fn->name +
            "(void **args, int32_t pid_x, int32_t pid_y, int32_t pid_z, int32_t grid_x, "
-           "int32_t grid_y, int32_t grid_z);\n\n";
+           "int32_t grid_y, int32_t grid_z);\n";
+    out += "/* Stack scratch one program of it uses. */\n";
+    out += "extern const uint64_t blockc_scratch_bytes_" + fn->name + ";\n\n";
     out += "/* Runs every program of `grid`; options may be NULL (defaults and BLOCKC_* "
            "variables). Returns 0 or a BLOCKC_ERROR_* code (see blockc_last_error()). */\n";
     out += "static inline int " + fn->name + "_launch(";
@@ -114,7 +155,8 @@ std::string emitHeader(const Module &module, const std::string &guard) {
     }
     out += "blockc_grid grid, const blockc_launch_options *options) {\n";
     out += "  void *args[] = {" + (args.empty() ? std::string("0") : args) + "};\n";
-    out += "  return blockc_launch(" + fn->name + ", args, grid, options);\n}\n\n";
+    out += "  return blockc_launch_with_stack(" + fn->name + ", args, grid, options, " +
+           "blockc_scratch_bytes_" + fn->name + ");\n}\n\n";
   }
   out += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return out;

@@ -1,70 +1,182 @@
-//===- Pipeline.cpp - The whole Block IR pipeline, a line a pass ----------===//
+//===- Pipeline.cpp - The whole compiler, top to bottom, a line a stage ---===//
 //
-//   parse + bind constexprs + verify     (frontend: SpecializeConstexprs)
+//   parse + bind constexprs + verify     SpecializeConstexprs (frontend)
 //   InlineCalls                          helper functions into kernels
 //   FoldConstants                        scalar integer arithmetic on constants
 //   SimplifyMasks                        masks true in every lane disappear
 //   FoldConstants                        what SimplifyMasks exposed
-//   FuseElementwise                      per kernel, at code generation
-//   code generation                      strip loops, SLEEF, for a Target
+//   FuseElementwise                      which block values live in scratch
+//   GenerateLLVM                         strip loops, SLEEF, for a Target
+//   OptimizeLLVM                         LLVM's O3, vectorizers off
+//   EmitMachineCode                      assembly or an object, emitted once
+//
+// Each stage is followed by its dump; `--print-after` accepts every name in
+// the right-hand column.
 //
 //===----------------------------------------------------------------------===//
-#include "blockc/lowering/Pipeline.h"
-
+#include "CodeGen.h"
+#include "DebugDumper.h"
 #include "blockc/frontend/Printer.h"
+#include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/Emit.h"
 #include "blockc/lowering/Passes.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 
 namespace blockc {
 
-const std::vector<std::string> &passNames() {
-  static const std::vector<std::string> names = {"InlineCalls", "FoldConstants", "SimplifyMasks",
-                                                 "FuseElementwise"};
+const std::vector<std::string> &stageNames() {
+  static const std::vector<std::string> names = {
+      "SpecializeConstexprs", "InlineCalls",  "FoldConstants", "SimplifyMasks",
+      "FuseElementwise",      "GenerateLLVM", "OptimizeLLVM",  "EmitMachineCode"};
   return names;
 }
 
-void runPassPipeline(Module &module, DebugDumper &dumper) {
-  dumper.afterPass("SpecializeConstexprs", module, true);
-  dumper.afterPass("InlineCalls", module, inlineCalls(module));
-  dumper.afterPass("FoldConstants", module, foldConstants(module));
-  dumper.afterPass("SimplifyMasks", module, simplifyMasks(module));
-  dumper.afterPass("FoldConstants", module, foldConstants(module));
+bool wantsDebugOutput(const CompileOptions &options) {
+  const char *level = std::getenv("BLOCKC_DEBUG");
+  return !options.printAfter.empty() || !options.dumpDir.empty() || (level && std::atoi(level) > 0);
 }
 
-DebugDumper::DebugDumper(const CompileOptions &options)
-    : printAfter_(options.printAfter), dumpDir_(options.dumpDir) {
-  if (const char *env = std::getenv("BLOCKC_DEBUG"))
-    level_ = std::atoi(env);
-  if (!dumpDir_.empty())
-    std::filesystem::create_directories(dumpDir_);
+namespace {
+
+std::string printLLVM(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  module.print(stream, nullptr);
+  return text;
 }
 
-void DebugDumper::afterPass(const std::string &pass, const Module &module, bool changed) {
-  bool requested = std::find(printAfter_.begin(), printAfter_.end(), pass) != printAfter_.end() ||
-                   std::find(printAfter_.begin(), printAfter_.end(), "all") != printAfter_.end();
-  if (!requested && !wants(1))
-    return;
-  std::string header = "// ----- after " + pass + (changed ? "" : " (no change)") + " -----\n";
-  std::string text = printModule(module);
-  if (requested || level_ >= 1)
-    std::cerr << header << text;
-  if (!dumpDir_.empty()) {
-    char prefix[8];
-    std::snprintf(prefix, sizeof(prefix), "%02d-", counter_++);
-    std::ofstream(dumpDir_ + "/" + prefix + pass + ".bir") << header << text;
+/// Drops the kernels `wanted` does not name (all are kept when it is empty),
+/// so that one kernel's code generation errors never stop another's.
+bool selectKernels(Module &module, const std::vector<std::string> &wanted, std::string &error) {
+  if (wanted.empty())
+    return true;
+  std::string available;
+  for (const auto &fn : module.functions)
+    if (fn->isKernel)
+      available += (available.empty() ? "" : ", ") + fn->name;
+  for (const std::string &name : wanted) {
+    bool found = std::any_of(module.functions.begin(), module.functions.end(),
+                             [&](const auto &fn) { return fn->isKernel && fn->name == name; });
+    if (!found) {
+      error = "no kernel '" + name + "'; " +
+              (available.empty() ? "there is none" : "the kernels are " + available);
+      return false;
+    }
   }
+  llvm::erase_if(module.functions, [&](const auto &fn) {
+    return std::find(wanted.begin(), wanted.end(), fn->name) == wanted.end();
+  });
+  return true;
 }
 
-void DebugDumper::stage(const std::string &stage, const std::string &text, int level) {
-  if (level_ >= level)
-    std::cerr << "// ----- " << stage << " -----\n" << text;
-  if (!dumpDir_.empty())
-    std::ofstream(dumpDir_ + "/" + stage) << text;
+} // namespace
+
+std::optional<CompiledModule> compileSource(const SourceFile &source, const CompileOptions &options,
+                                            EmitKind kind, DiagnosticEngine &diags) {
+  std::string error;
+  auto fail = [&](const std::string &message) {
+    diags.error({}, message);
+    return std::optional<CompiledModule>();
+  };
+  Target target;
+  if (!lookupTarget(options.target, target, error))
+    return fail(error);
+  std::optional<DebugDumper> dumper = DebugDumper::open(options, error);
+  if (!dumper)
+    return fail(error);
+  auto pass = [&](const char *name, Module &m, bool changed) {
+    return dumper->afterPass(name, m, changed, error);
+  };
+
+  std::unique_ptr<Module> module = parseModule(source, options.defines, diags);
+  if (!module)
+    return std::nullopt;
+  if (!pass("SpecializeConstexprs", *module, true) ||
+      !pass("InlineCalls", *module, inlineCalls(*module)) ||
+      !selectKernels(*module, options.kernels, error) ||
+      !pass("FoldConstants", *module, foldConstants(*module)) ||
+      !pass("SimplifyMasks", *module, simplifyMasks(*module)) ||
+      !pass("FoldConstants", *module, foldConstants(*module)))
+    return fail(error);
+
+  std::vector<FusionPlan> plans;
+  std::string planText;
+  for (auto &fn : module->functions) {
+    plans.push_back(fuseElementwise(*fn));
+    if (dumper->wants("FuseElementwise", 1))
+      planText += "kernel @" + fn->name + "\n" + describeFusionPlan(*fn, plans.back());
+  }
+  if (!dumper->afterStage("FuseElementwise", "FuseElementwise.txt", planText, 1, error))
+    return fail(error);
+
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
+  if (!machine)
+    return fail(error);
+  llvm::LLVMContext context;
+  llvm::Module llvmModule(source.name, context);
+  llvmModule.setTargetTriple(machine->getTargetTriple());
+  llvmModule.setDataLayout(machine->createDataLayout());
+  CompiledModule result;
+  for (size_t i = 0; i < module->functions.size(); ++i) {
+    Function &fn = *module->functions[i];
+    KernelCodeGen codegen(target, llvmModule, options);
+    codegen.emitKernel(fn, plans[i]);
+    if (codegen.scratchBytes() > kMaxScratchBytes) {
+      diags.error(fn.loc,
+                  "kernel @" + fn.name + " needs " + std::to_string(codegen.scratchBytes() >> 10) +
+                      " KiB of scratch memory per program, more than the " +
+                      std::to_string(kMaxScratchBytes >> 10) +
+                      " KiB limit (largest: " + codegen.largestScratch() + "); use smaller blocks");
+      return std::nullopt;
+    }
+    result.kernels.push_back({fn.name, codegen.scratchBytes()});
+  }
+  std::string broken;
+  llvm::raw_string_ostream brokenStream(broken);
+  if (llvm::verifyModule(llvmModule, &brokenStream))
+    return fail("internal error: blockc generated invalid LLVM IR (please report it):\n" + broken);
+  if (dumper->wants("GenerateLLVM", 2) &&
+      !dumper->afterStage("GenerateLLVM", "GenerateLLVM.ll", printLLVM(llvmModule), 2, error))
+    return fail(error);
+
+  optimizeModule(llvmModule, *machine);
+  if (dumper->wants("OptimizeLLVM", 2) &&
+      !dumper->afterStage("OptimizeLLVM", "OptimizeLLVM.ll", printLLVM(llvmModule), 2, error))
+    return fail(error);
+
+  // LLVM does not support running code generation twice on one module: an
+  // assembly dump beside an object is emitted from a clone.
+  bool dumpAssembly = dumper->wants("EmitMachineCode", 3);
+  std::string assembly;
+  if (kind == EmitKind::LLVMIR) {
+    result.bytes = printLLVM(llvmModule);
+    if (dumpAssembly && !emitMachineCode(llvmModule, *machine, true, assembly, error))
+      return fail(error);
+  } else if (kind == EmitKind::Assembly) {
+    if (!emitMachineCode(llvmModule, *machine, true, result.bytes, error))
+      return fail(error);
+    assembly = result.bytes;
+  } else {
+    if (dumpAssembly &&
+        !emitMachineCode(*llvm::CloneModule(llvmModule), *machine, true, assembly, error))
+      return fail(error);
+    if (!emitMachineCode(llvmModule, *machine, false, result.bytes, error) ||
+        !checkRuntimeSymbols(result.bytes, target, error))
+      return fail(error);
+  }
+  if (dumpAssembly &&
+      !dumper->afterStage("EmitMachineCode", "EmitMachineCode.s", assembly, 3, error))
+    return fail(error);
+  return result;
 }
 
 } // namespace blockc

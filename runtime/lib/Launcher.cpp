@@ -9,6 +9,7 @@
 #include "GridOrder.h"
 #include "LastError.h"
 #include "ThreadPinning.h"
+#include "ThreadStack.h"
 #include "blockc/runtime.h"
 
 #include <algorithm>
@@ -27,7 +28,28 @@ struct Launch {
   int32_t gridX, gridY, gridZ;
   int64_t programs;
   const blockc_launch_options &options;
+  uint64_t scratchBytes; // 0: not checked
 };
+
+/// Whether this thread's stack holds a program of the launch.
+bool stackFits(const Launch &launch, uint64_t &left) {
+  if (launch.scratchBytes == 0)
+    return true;
+  left = stackBytesLeft();
+  return left >= launch.scratchBytes + BLOCKC_STACK_RESERVE_BYTES;
+}
+
+int stackTooSmall(const Launch &launch, int thread, uint64_t left) {
+  return fail(BLOCKC_ERROR_STACK,
+              "a program of this kernel needs %llu KiB of stack (%llu KiB of scratch and %d KiB "
+              "for calls), but %s %d has %llu KiB left; raise OMP_STACKSIZE (e.g. "
+              "OMP_STACKSIZE=%lluK) or use smaller blocks; no program ran",
+              (unsigned long long)((launch.scratchBytes + BLOCKC_STACK_RESERVE_BYTES) >> 10),
+              (unsigned long long)(launch.scratchBytes >> 10), BLOCKC_STACK_RESERVE_BYTES >> 10,
+              thread == 0 ? "the launching thread or OpenMP thread" : "OpenMP thread", thread,
+              (unsigned long long)(left >> 10),
+              (unsigned long long)(((launch.scratchBytes + BLOCKC_STACK_RESERVE_BYTES) >> 10) * 2));
+}
 
 template <typename Order> void runProgram(const Launch &launch, const Order &order, int64_t flat) {
   ProgramId id = order(flat);
@@ -88,29 +110,37 @@ template <typename Order> int runOnCallingThread(const Launch &launch, const Ord
   ThreadPin pin(core);
   if (pin.error())
     return pinningFailed(0, core, pin.error());
+  uint64_t left = 0;
+  if (!stackFits(launch, left))
+    return stackTooSmall(launch, 0, left);
   for (int64_t flat = 0; flat < launch.programs; ++flat)
     runProgram(launch, order, flat);
   return succeed();
 }
 
 template <typename Order> int runInParallel(const Launch &launch, const Order &order, int threads) {
-  const bool pinning = launch.options.num_affinity_cores > 0;
+  const bool checkFirst = launch.options.num_affinity_cores > 0 || launch.scratchBytes > 0;
   std::atomic<int> failedThread{-1};
-  int failedCore = 0, failedError = 0; // written only by the thread that set failedThread
+  // Written only by the thread that set failedThread.
+  int failedCore = 0, failedError = 0;
+  uint64_t failedStackLeft = 0;
 
 #pragma omp parallel num_threads(threads)
   {
     int thread = omp_get_thread_num();
     int core = coreOfThread(launch.options, thread);
     ThreadPin pin(core);
-    if (pinning) {
+    if (checkFirst) {
+      uint64_t left = 0;
+      bool stackOk = stackFits(launch, left);
       int noFailure = -1;
-      if (pin.error() && failedThread.compare_exchange_strong(noFailure, thread)) {
+      if ((pin.error() || !stackOk) && failedThread.compare_exchange_strong(noFailure, thread)) {
         failedCore = core;
         failedError = pin.error();
+        failedStackLeft = left;
       }
       // Every thread decides after this barrier, from the same flag, so that a
-      // failed pin means that no program ran rather than some of them.
+      // failed check means that no program ran rather than some of them.
 #pragma omp barrier
     }
     if (failedThread.load() < 0)
@@ -118,7 +148,8 @@ template <typename Order> int runInParallel(const Launch &launch, const Order &o
   }
 
   if (int thread = failedThread.load(); thread >= 0)
-    return pinningFailed(thread, failedCore, failedError);
+    return failedError ? pinningFailed(thread, failedCore, failedError)
+                       : stackTooSmall(launch, thread, failedStackLeft);
   return succeed();
 }
 
@@ -175,6 +206,12 @@ int countPrograms(const blockc_grid &grid, int64_t &programs) {
 
 extern "C" int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                              const blockc_launch_options *options) {
+  return blockc_launch_with_stack(kernel, args, grid, options, 0);
+}
+
+extern "C" int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid grid,
+                                        const blockc_launch_options *options,
+                                        uint64_t scratch_bytes) {
   if (!kernel)
     return fail(BLOCKC_ERROR_INVALID_ARGUMENT, "kernel is NULL");
   int64_t programs = 0;
@@ -194,6 +231,6 @@ extern "C" int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid g
     return succeed();
 
   Launch launch{kernel,          args,     int32_t(grid.x), int32_t(grid.y),
-                int32_t(grid.z), programs, *options};
+                int32_t(grid.z), programs, *options,        scratch_bytes};
   return runInOrder(launch);
 }

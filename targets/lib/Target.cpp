@@ -37,6 +37,9 @@ constexpr FeatureInfo kFeatureInfo[] = {
     {Feature::BF16, "bf16"},
     {Feature::DotProd, "dotprod"},
     {Feature::I8MM, "i8mm"},
+    {Feature::M, "m"},
+    {Feature::A, "a"},
+    {Feature::C, "c"},
     {Feature::RVV, "v"},
     {Feature::Zvfh, "zvfh"},
     {Feature::Zfh, "zfh"},
@@ -95,8 +98,9 @@ std::vector<Target> namedTargets() {
       // register at any VLEN; the code is vector-length agnostic.
       makeTarget("riscv64-rvv", "RV64GCV, scalable vectors (VLEN >= 128)", Arch::RISCV64,
                  "riscv64-unknown-linux-gnu", "generic-rv64",
-                 {Feature::RVV, Feature::Zba, Feature::Zbb, Feature::Zfh, Feature::Zvfh}, 64, true,
-                 32),
+                 {Feature::M, Feature::A, Feature::C, Feature::RVV, Feature::Zba, Feature::Zbb,
+                  Feature::Zfh, Feature::Zvfh},
+                 64, true, 32),
   };
 }
 

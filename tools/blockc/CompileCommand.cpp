@@ -2,7 +2,6 @@
 #include "Arguments.h"
 #include "Commands.h"
 #include "blockc/lowering/Compiler.h"
-#include "blockc/lowering/Pipeline.h"
 #include "blockc/targets/Target.h"
 
 #include <algorithm>
@@ -36,8 +35,10 @@ std::vector<FlagSpec> compilerFlags() {
       {"--target", "T", "target from 'blockc targets' (default: host)"},
       {"-D", "NAME=VALUE", "bind a constexpr (repeatable)", true},
       {"--fast-math", "", "allow SLEEF's 3.5-ULP math variants"},
-      {"--print-after", "PASS", "print the Block IR after PASS ('all' for every pass)", true},
-      {"--dump-dir", "DIR", "write every stage (.bir per pass, LLVM IR, assembly) to DIR"},
+      {"--print-after", "STAGE",
+       "print the IR after STAGE ('all' for every stage; see docs/reference.md)", true},
+      {"--dump-dir", "DIR",
+       "write every stage (.bir per pass, fusion plans, LLVM IR, assembly) to DIR"},
   };
 }
 
@@ -49,16 +50,15 @@ bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::str
   options.defines = *defines;
   options.fastMath = args.has("--fast-math");
   options.dumpDir = args.value("--dump-dir");
-  for (const std::string &pass : args.values("--print-after")) {
-    const auto &names = passNames();
-    if (pass != "all" && pass != "SpecializeConstexprs" &&
-        std::find(names.begin(), names.end(), pass) == names.end()) {
-      error = "--print-after=" + pass + ": unknown pass; passes: SpecializeConstexprs";
+  for (const std::string &stage : args.values("--print-after")) {
+    const auto &names = stageNames();
+    if (stage != "all" && std::find(names.begin(), names.end(), stage) == names.end()) {
+      error = "--print-after=" + stage + ": unknown stage; stages:";
       for (const std::string &n : names)
-        error += ", " + n;
+        error += " " + n;
       return false;
     }
-    options.printAfter.push_back(pass);
+    options.printAfter.push_back(stage);
   }
   return true;
 }

@@ -74,6 +74,9 @@ bool parsePlan(const Arguments &args, RunPlan &plan, std::string &error) {
   if (!compileOptionsFrom(args, plan.compile, error))
     return false;
   plan.kernel = args.value("--kernel");
+  // Only the kernel that runs is compiled: another's error must not stop it.
+  if (!plan.kernel.empty())
+    plan.compile.kernels = {plan.kernel};
 
   if (!args.has("--grid")) {
     error = "missing --grid X[,Y[,Z]], the number of programs along each axis";
@@ -238,7 +241,8 @@ int runRun(const std::vector<std::string> &argv) {
   std::vector<double> seconds;
   for (int64_t i = 0; i < launches; ++i) {
     auto start = std::chrono::steady_clock::now();
-    int status = blockc_launch(kernel->fn, bound->launchArgs(), plan.grid, &plan.launch);
+    int status = blockc_launch_with_stack(kernel->fn, bound->launchArgs(), plan.grid, &plan.launch,
+                                          kernel->scratchBytes);
     auto end = std::chrono::steady_clock::now();
     if (status != BLOCKC_SUCCESS)
       return fail(std::string("launching '") + kernel->name + "' failed: " + blockc_last_error());

@@ -2,6 +2,7 @@
 #include "blockc/jit/Jit.h"
 
 #include "KernelCache.h"
+#include "blockc/jit/HostCompatibility.h"
 #include "blockc/lowering/Emit.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -34,13 +35,8 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
                                               DiagnosticEngine &diags) {
   Target target;
   std::string error;
-  if (!lookupTarget(options.target, target, error)) {
+  if (!lookupTarget(options.target, target, error) || !canRunOnThisMachine(target, error)) {
     diags.error({}, error);
-    return nullptr;
-  }
-  if (target.arch != Arch::X86_64 && options.target != "host") {
-    diags.error({}, "target '" + options.target +
-                        "' cannot run in this process; compile it with 'blockc compile'");
     return nullptr;
   }
   // Kernels call SLEEF; make its symbols visible to the JIT's linker.
@@ -54,18 +50,17 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
     return nullptr;
   KernelCache cache;
   std::string key = KernelCache::key(source, options, target.cpu + " " + target.llvmFeatures);
-  std::optional<std::string> object = cache.load(key);
+  // A compile asked to show its stages must run, cached or not.
+  std::optional<std::string> object;
+  if (!wantsDebugOutput(options))
+    object = cache.load(key);
   if (!object) {
-    std::unique_ptr<LoweredModule> lowered = lowerSource(source, options, diags);
-    if (!lowered)
+    std::optional<CompiledModule> compiled =
+        compileSource(source, options, EmitKind::Object, diags);
+    if (!compiled)
       return nullptr;
-    std::string code;
-    if (!emitMachineCode(*lowered->module, *lowered->machine, false, code, error)) {
-      diags.error({}, error);
-      return nullptr;
-    }
-    cache.store(key, code);
-    object = std::move(code);
+    cache.store(key, compiled->bytes);
+    object = std::move(compiled->bytes);
   }
 
   auto result = std::unique_ptr<JitModule>(new JitModule());
@@ -90,11 +85,14 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
     return nullptr;
   }
   for (const auto &fn : module->functions) {
-    if (!fn->isKernel)
+    if (!fn->isKernel ||
+        (!options.kernels.empty() && !llvm::is_contained(options.kernels, fn->name)))
       continue;
     auto address = lljit.lookup(fn->name);
-    if (!address) {
-      diags.error({}, "JIT: " + llvm::toString(address.takeError()));
+    auto scratch = lljit.lookup("blockc_scratch_bytes_" + fn->name);
+    if (!address || !scratch) {
+      diags.error({},
+                  "JIT: " + llvm::toString(address ? scratch.takeError() : address.takeError()));
       return nullptr;
     }
     JitKernel kernel;
@@ -102,6 +100,8 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
     for (const auto &arg : fn->body.args)
       kernel.params.push_back({arg->name(), arg->type()});
     kernel.fn = address->toPtr<blockc_kernel_fn>();
+    kernel.scratchBytes = *scratch->toPtr<const uint64_t *>();
+    kernel.checksBounds = options.checkBounds;
     result->kernels_.push_back(std::move(kernel));
   }
   return result;

@@ -10,10 +10,6 @@
 #include <random>
 #include <sstream>
 
-#ifndef BLOCKC_VERSION
-#define BLOCKC_VERSION "dev"
-#endif
-
 namespace blockc {
 
 KernelCache::KernelCache() {
@@ -36,22 +32,18 @@ std::string KernelCache::key(const SourceFile &source, const CompileOptions &opt
     hash.update(s);
     hash.update(llvm::StringRef("\0", 1));
   };
-  add(BLOCKC_VERSION);
-  // A rebuilt compiler may generate different code for the same source: the
-  // running executable's size and time stamp stand for the compiler's build.
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    add(self.string());
-    add(std::to_string(std::filesystem::file_size(self, ec)));
-    add(std::to_string(std::filesystem::last_write_time(self, ec).time_since_epoch().count()));
-  }
+  // The compiler that generates the code, not the process that embeds it: an
+  // application linked with a newer blockc must never load older code.
+  add(compilerBuildId());
   add(source.text);
   for (const auto &[name, value] : options.defines)
     add(name + "=" + value);
   add(options.target);
   add(targetFeatures);
   add(options.fastMath ? "fast" : "precise");
+  add(options.checkBounds ? "bounds-checked" : "unchecked");
+  for (const std::string &kernel : options.kernels)
+    add("kernel " + kernel);
   std::string out;
   for (uint8_t byte : hash.final())
     out += "0123456789abcdef"[byte >> 4], out += "0123456789abcdef"[byte & 15];

@@ -23,7 +23,7 @@ public:
   const std::string &dir() const { return dir_; }
 
   /// The key of a compile: source text, constexpr bindings, target (with its
-  /// detected features), fast-math and the blockc version.
+  /// detected features), the options that change code, and compilerBuildId().
   static std::string key(const SourceFile &source, const CompileOptions &options,
                          const std::string &targetFeatures);
   std::optional<std::string> load(const std::string &key) const;

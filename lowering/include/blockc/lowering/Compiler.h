@@ -1,7 +1,8 @@
 //===- Compiler.h - Block IR source to machine code -------------*- C++ -*-===//
 //
 // The compiler's one entry point for tools: parse, verify, run the Block IR
-// passes, generate LLVM IR for a Target, optimize, and emit.
+// passes, generate LLVM IR for a Target, optimize, and emit. The stages, in
+// order, are in Pipeline.cpp.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -9,15 +10,10 @@
 #include "blockc/frontend/Diagnostics.h"
 #include "blockc/frontend/Parser.h"
 
-#include <memory>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
-
-namespace llvm {
-class LLVMContext;
-class Module;
-class TargetMachine;
-} // namespace llvm
 
 namespace blockc {
 
@@ -27,35 +23,66 @@ struct CompileOptions {
   ConstexprBindings defines;
   /// Lets math ops use SLEEF's faster 3.5-ULP variants.
   bool fastMath = false;
-  /// Pass names after which the Block IR is printed to stderr (or `all`).
+  /// Stages after which the IR is printed to stderr (or `all`); stageNames()
+  /// lists them.
   std::vector<std::string> printAfter;
-  /// When set, every stage (.bir per pass, LLVM IR before and after
-  /// optimization, assembly) is written here.
+  /// When set, every stage (.bir per pass, fusion plans, LLVM IR before and
+  /// after optimization, assembly) is written here.
   std::string dumpDir;
+  /// When not empty, code is generated only for these kernels; the others
+  /// are still parsed and verified.
+  std::vector<std::string> kernels;
+  /// Every active load and store lane checks its address against the extent
+  /// of the argument it was derived from (docs/bounds-checking.md describes
+  /// the calling convention this adds).
+  bool checkBounds = false;
 };
+
+/// The most scratch memory one program may use. Scratch lives on the stack of
+/// the thread running the program; the launcher also checks, at each launch,
+/// that its threads' stacks hold a kernel's actual need (docs/launcher.md,
+/// "Stack").
+constexpr uint64_t kMaxScratchBytes = uint64_t(2) << 20;
 
 enum class EmitKind { LLVMIR, Assembly, Object, SharedLibrary, Header };
 
-/// The result of lowering one source: an optimized LLVM module for the target.
-struct LoweredModule {
-  std::unique_ptr<llvm::LLVMContext> context;
-  std::unique_ptr<llvm::Module> module;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  /// The verified, specialized Block IR the module was generated from.
-  std::unique_ptr<Module> blockIR;
-  ~LoweredModule();
-  LoweredModule();
-  LoweredModule(LoweredModule &&);
+/// What the launcher and tools need to know about one compiled kernel.
+struct CompiledKernel {
+  std::string name;
+  /// Scratch memory one program needs on the stack of the thread running it
+  /// (also in the object, as the constant `blockc_scratch_bytes_NAME`).
+  uint64_t scratchBytes = 0;
 };
 
-/// Parses, verifies and lowers `source`. On failure returns null with the
-/// first error in `diags` (source errors carry locations; target and LLVM
-/// errors do not).
-std::unique_ptr<LoweredModule> lowerSource(const SourceFile &source, const CompileOptions &options,
-                                           DiagnosticEngine &diags);
+/// The output of a compile: the bytes of the requested kind (LLVM IR text,
+/// assembly text or an ELF object) and its kernels.
+struct CompiledModule {
+  std::string bytes;
+  std::vector<CompiledKernel> kernels;
+};
 
-/// Lowers and writes `kind` to `outputPath`.
+/// Runs the whole pipeline for `kind` (LLVMIR, Assembly or Object). On
+/// failure returns nothing, with the first error in `diags` (source errors
+/// carry locations; target and LLVM errors do not).
+std::optional<CompiledModule> compileSource(const SourceFile &source, const CompileOptions &options,
+                                            EmitKind kind, DiagnosticEngine &diags);
+
+/// Compiles and writes `kind` to `outputPath` (a shared library is linked
+/// with ld.lld; a header needs only the parsed kernels).
 bool compileToFile(const SourceFile &source, const CompileOptions &options, EmitKind kind,
                    const std::string &outputPath, DiagnosticEngine &diags);
+
+/// The names `--print-after` accepts, in pipeline order.
+const std::vector<std::string> &stageNames();
+
+/// Whether a compile with `options` prints or writes anything besides its
+/// output (printAfter, dumpDir or BLOCKC_DEBUG): such a compile must run even
+/// when its result is cached.
+bool wantsDebugOutput(const CompileOptions &options);
+
+/// Identifies the code blockc generates: a hash of the compiler's own sources
+/// and build settings, taken when blockc was built, and LLVM's version.
+/// Kernel caches key on it.
+const char *compilerBuildId();
 
 } // namespace blockc

@@ -28,6 +28,12 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
 bool emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine, bool assembly,
                      std::string &out, std::string &error);
 
+/// Fails, naming the symbol, when `object` needs anything but SLEEF, the C
+/// library's memory functions and libm: a compiler-rt helper (such as
+/// __truncsfbf2) is provided neither by the JIT, nor by a `.so`'s link, nor by
+/// an AOT user's link with a compiler other than clang.
+bool checkRuntimeSymbols(const std::string &object, const Target &target, std::string &error);
+
 /// The C header declaring each kernel and its typed launch function
 /// `NAME_launch(args..., blockc_grid grid, const blockc_launch_options *options)`.
 std::string emitHeader(const Module &module, const std::string &guard);

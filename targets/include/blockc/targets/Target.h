@@ -44,6 +44,9 @@ enum class Feature : uint8_t {
   DotProd,
   I8MM,
   // RISC-V
+  M, // integer multiply and divide
+  A, // atomics
+  C, // compressed instructions
   RVV,
   Zvfh,
   Zfh,

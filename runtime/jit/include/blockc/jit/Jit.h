@@ -24,11 +24,17 @@ struct JitKernel {
   /// launch points at a value of `params[i].type` (for pointers: at the pointer).
   std::vector<Param> params;
   blockc_kernel_fn fn = nullptr;
+  /// Stack scratch one program uses: pass it to blockc_launch_with_stack.
+  uint64_t scratchBytes = 0;
+  /// Compiled with CompileOptions::checkBounds: `args` needs the extents and
+  /// the report that blockc/jit/BoundsCheck.h describes.
+  bool checksBounds = false;
 };
 
 class JitModule {
 public:
-  /// Compiles every kernel of `source`. On failure returns null with the first
+  /// Compiles every kernel of `source` (those CompileOptions::kernels names,
+  /// when it names any) for a target this machine can run. On failure returns null with the first
   /// error in `diags`.
   static std::unique_ptr<JitModule> compile(const SourceFile &source, const CompileOptions &options,
                                             DiagnosticEngine &diags);

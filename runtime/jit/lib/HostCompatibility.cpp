@@ -1,0 +1,66 @@
+//===- HostCompatibility.cpp ----------------------------------------------===//
+#include "blockc/jit/HostCompatibility.h"
+
+#include "blockc/lowering/Emit.h"
+
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace blockc {
+
+std::vector<std::string> missingFeatures(const Target &target, const std::string &hostTriple,
+                                         const llvm::StringMap<bool> &hostFeatures) {
+  initializeLLVMTargets();
+  llvm::Triple triple(target.triple);
+  std::vector<std::string> missing;
+  if (triple.getArch() != llvm::Triple(hostTriple).getArch())
+    return {"the " + triple.getArchName().str() + " architecture"};
+  std::string lookupError;
+  const llvm::Target *backend = llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!backend)
+    return {"an LLVM backend for " + target.triple};
+  // The subtarget resolves everything the CPU name implies (sapphirerapids
+  // implies avx512fp16) on top of the explicit feature string.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      backend->createMCSubtargetInfo(triple, target.cpu, target.llvmFeatures));
+  if (!subtarget)
+    return {"an LLVM subtarget for " + target.cpu};
+  for (const llvm::SubtargetFeatureKV &feature : subtarget->getAllProcessorFeatures()) {
+    auto host = hostFeatures.find(feature.Key);
+    if (host != hostFeatures.end() && !host->second &&
+        subtarget->getFeatureBits().test(feature.Value))
+      missing.push_back(feature.Key);
+  }
+  std::sort(missing.begin(), missing.end());
+  return missing;
+}
+
+bool canRunOnThisMachine(const Target &target, std::string &error) {
+  // `host` is this CPU's own feature set by construction.
+  if (target.name == "host")
+    return true;
+  std::string hostTriple = llvm::sys::getProcessTriple();
+  if (llvm::Triple(target.triple).getArch() != llvm::Triple(hostTriple).getArch()) {
+    error = "target '" + target.name + "' generates " +
+            llvm::Triple(target.triple).getArchName().str() + " code, which cannot run on this " +
+            llvm::Triple(hostTriple).getArchName().str() +
+            " machine; compile it with 'blockc compile' instead";
+    return false;
+  }
+  std::vector<std::string> missing =
+      missingFeatures(target, hostTriple, llvm::sys::getHostCPUFeatures());
+  if (missing.empty())
+    return true;
+  error = "target '" + target.name + "' needs CPU features this machine lacks:";
+  for (const std::string &f : missing)
+    error += " " + f;
+  error += "; run it where they exist, or choose another target ('blockc targets')";
+  return false;
+}
+
+} // namespace blockc
