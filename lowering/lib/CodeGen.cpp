@@ -78,6 +78,12 @@ llvm::Type *KernelCodeGen::vectorOf(llvm::Type *element) {
 }
 
 llvm::Value *KernelCodeGen::splat(llvm::Value *scalar) {
+  // Splatting the bit pattern needs no bf16 support: RVV without zvfbfmin
+  // cannot build a scalable bfloat vector from a scalar.
+  if (scalar->getType()->isBFloatTy())
+    return b_.CreateBitCast(
+        b_.CreateVectorSplat(stripCount_, b_.CreateBitCast(scalar, b_.getInt16Ty())),
+        vectorOf(scalar->getType()));
   return b_.CreateVectorSplat(stripCount_, scalar);
 }
 

@@ -5,6 +5,8 @@
 // first line `blockc check` must print after the file name, with exit code 1.
 //
 //===----------------------------------------------------------------------===//
+#include "RunProcess.h"
+
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -13,32 +15,9 @@
 
 namespace {
 
-struct Result {
-  int exitCode;
-  std::string out, err;
-};
-
-std::string slurp(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// Runs `args` (already shell-quoted) through the shell, capturing both streams.
-Result runBlockc(const std::string &args, const std::string &stdinFile = "") {
-  static int counter = 0;
-  std::string base = ::testing::TempDir() + "blockc_driver_" + std::to_string(getpid()) + "_" +
-                     std::to_string(counter++);
-  std::string cmd = std::string("'") + BLOCKC_BINARY + "' " + args + " >" + base + ".out 2>" +
-                    base + ".err" + (stdinFile.empty() ? " </dev/null" : " <'" + stdinFile + "'");
-  int status = std::system(cmd.c_str());
-  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(base + ".out"),
-           slurp(base + ".err")};
-  std::filesystem::remove(base + ".out");
-  std::filesystem::remove(base + ".err");
-  return r;
-}
+using Result = blockc::test::ProcessResult;
+using blockc::test::runBlockc;
+using blockc::test::slurp;
 
 std::vector<std::filesystem::path> birFiles(const char *dir) {
   std::vector<std::filesystem::path> files;

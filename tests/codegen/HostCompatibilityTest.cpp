@@ -1,0 +1,65 @@
+//===- HostCompatibilityTest.cpp - Which targets may run in process -------===//
+//
+// The JIT once compared only architectures: sapphirerapids code then died
+// with SIGILL on a CPU without AVX512-FP16. missingFeatures is checked here
+// against described CPUs, so that every case runs on any build machine.
+//
+//===----------------------------------------------------------------------===//
+#include "blockc/jit/HostCompatibility.h"
+
+#include <gtest/gtest.h>
+
+using namespace blockc;
+
+namespace {
+
+Target named(const std::string &name) {
+  Target t;
+  std::string error;
+  EXPECT_TRUE(lookupTarget(name, t, error)) << error;
+  return t;
+}
+
+/// An AVX-512 CPU without FP16 and AMX, as the Zen 4 and Zen 5 machines are.
+llvm::StringMap<bool> zen4() {
+  llvm::StringMap<bool> f;
+  for (const char *on : {"sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512dq",
+                         "avx512vl", "avx512bf16", "avx512vnni", "bmi2"})
+    f[on] = true;
+  for (const char *off : {"avx512fp16", "amx-tile", "amx-bf16", "amx-int8"})
+    f[off] = false;
+  return f;
+}
+
+} // namespace
+
+TEST(HostCompatibility, ImpliedFeaturesTheCpuLacksAreNamed) {
+  // sapphirerapids implies avx512fp16 and AMX through its CPU name as well as
+  // its feature string.
+  auto missing = missingFeatures(named("sapphirerapids"), "x86_64-pc-linux-gnu", zen4());
+  for (const char *f : {"avx512fp16", "amx-tile", "amx-bf16", "amx-int8"})
+    EXPECT_NE(std::find(missing.begin(), missing.end(), f), missing.end()) << f;
+  EXPECT_TRUE(missingFeatures(named("x86-64-v4"), "x86_64-pc-linux-gnu", zen4()).empty());
+}
+
+TEST(HostCompatibility, FeaturesTheHostDoesNotReportAreNotCompared) {
+  // A host map without AVX2 information must not invent a mismatch.
+  llvm::StringMap<bool> sparse;
+  sparse["avx512f"] = false;
+  EXPECT_TRUE(missingFeatures(named("x86-64-v3"), "x86_64-pc-linux-gnu", sparse).empty());
+  auto missing = missingFeatures(named("x86-64-v4"), "x86_64-pc-linux-gnu", sparse);
+  EXPECT_EQ(missing, std::vector<std::string>{"avx512f"});
+}
+
+TEST(HostCompatibility, AnotherArchitectureIsNeverRunnable) {
+  EXPECT_FALSE(missingFeatures(named("x86-64-v3"), "aarch64-unknown-linux-gnu", {}).empty());
+  EXPECT_FALSE(missingFeatures(named("riscv64-rvv"), "x86_64-pc-linux-gnu", {}).empty());
+  // The same architecture with the vector extension: a riscv64 host with V runs it.
+  llvm::StringMap<bool> rvv;
+  rvv["v"] = true;
+  rvv["m"] = true;
+  EXPECT_TRUE(missingFeatures(named("riscv64-rvv"), "riscv64-unknown-linux-gnu", rvv).empty());
+  rvv["v"] = false;
+  EXPECT_EQ(missingFeatures(named("riscv64-rvv"), "riscv64-unknown-linux-gnu", rvv),
+            std::vector<std::string>{"v"});
+}

@@ -1,0 +1,192 @@
+//===- HardeningTest.cpp - Defects found by trying blockc as a new user ---===//
+//
+// Each test is the regression test of one defect: debug output on a cache
+// hit, an unusable --dump-dir, every --print-after stage, an object that a
+// dump must not change, targets the CPU cannot run, `run --kernel` compiling
+// only its kernel, and worker stacks too small for a kernel's scratch.
+//
+//===----------------------------------------------------------------------===//
+#include "RunProcess.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace blockc::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kVectorAdd = BLOCKC_EXAMPLES_DIR "/vector_add.bir";
+const std::string kRunVectorAdd = "run " + kVectorAdd +
+                                  " -D BLOCK=256 --grid 4 --arg a=1000xf32=random "
+                                  "--arg b=1000xf32=random --arg c=1000xf32=0 --arg n=1000";
+
+/// Every name --print-after accepts, in pipeline order.
+const char *const kStages[] = {"SpecializeConstexprs", "InlineCalls",     "FoldConstants",
+                               "SimplifyMasks",        "FuseElementwise", "GenerateLLVM",
+                               "OptimizeLLVM",         "EmitMachineCode"};
+
+std::string writeSource(const std::string &name, const std::string &text) {
+  fs::path path = freshDir(name) / (name + ".bir");
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+size_t filesIn(const fs::path &dir) {
+  return std::distance(fs::directory_iterator(dir), fs::directory_iterator());
+}
+
+} // namespace
+
+TEST(Hardening, DebugOutputIsShownOnACacheHit) {
+  fs::path cache = freshDir("debug_cache");
+  std::string env = "BLOCKC_CACHE_DIR=" + cache.string() + " ";
+  ASSERT_EQ(runCommand(env + "'" BLOCKC_BINARY "' " + kRunVectorAdd).exitCode, 0);
+  ASSERT_EQ(filesIn(cache), 1u);
+
+  ProcessResult printed =
+      runCommand(env + "'" BLOCKC_BINARY "' " + kRunVectorAdd + " --print-after=SimplifyMasks");
+  EXPECT_EQ(printed.exitCode, 0) << printed.err;
+  EXPECT_NE(printed.err.find("// ----- after SimplifyMasks"), std::string::npos) << printed.err;
+
+  ProcessResult debug = runCommand(env + "BLOCKC_DEBUG=3 '" BLOCKC_BINARY "' " + kRunVectorAdd);
+  EXPECT_EQ(debug.exitCode, 0) << debug.err;
+  for (const char *stage : kStages)
+    EXPECT_NE(debug.err.find(std::string("// ----- after ") + stage), std::string::npos) << stage;
+
+  fs::path dump = freshDir("debug_dump");
+  ProcessResult dumped =
+      runCommand(env + "'" BLOCKC_BINARY "' " + kRunVectorAdd + " --dump-dir " + dump.string());
+  EXPECT_EQ(dumped.exitCode, 0) << dumped.err;
+  std::string files;
+  for (const auto &e : fs::directory_iterator(dump))
+    files += e.path().filename().string() + " ";
+  for (const char *file :
+       {"SimplifyMasks.bir", "FuseElementwise.txt", "OptimizeLLVM.ll", "EmitMachineCode.s"})
+    EXPECT_NE(files.find(file), std::string::npos) << file << " missing from: " << files;
+}
+
+TEST(Hardening, UnusableDumpDirIsAnError) {
+  // A folder cannot be made under a regular file, whoever runs the test.
+  fs::path file = freshDir("dump_file") / "plain-file";
+  std::ofstream(file) << "x";
+  for (const std::string &command : {kRunVectorAdd, "compile " + kVectorAdd + " -o /dev/null"}) {
+    ProcessResult r = runBlockc(command + " --dump-dir " + file.string() + "/dumps");
+    EXPECT_EQ(r.exitCode, 1) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find("--dump-dir '" + file.string() + "/dumps': cannot create the folder"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+TEST(Hardening, EveryPrintAfterStagePrints) {
+  for (const char *stage : kStages) {
+    ProcessResult r = runBlockc("compile " + kVectorAdd + " -o /dev/null --print-after=" + stage);
+    EXPECT_EQ(r.exitCode, 0) << stage << ": " << r.err;
+    std::string header = std::string("// ----- after ") + stage;
+    ASSERT_NE(r.err.find(header), std::string::npos) << stage << " printed: " << r.err;
+    EXPECT_GT(r.err.size(), header.size() + 40) << stage << " printed only its header";
+  }
+  ProcessResult unknown = runBlockc("compile " + kVectorAdd + " --print-after=Fusion");
+  EXPECT_EQ(unknown.exitCode, 1);
+  std::string list = "--print-after=Fusion: unknown stage; stages:";
+  for (const char *stage : kStages)
+    list += std::string(" ") + stage;
+  EXPECT_NE(unknown.err.find(list), std::string::npos) << unknown.err;
+}
+
+// The assembly dump comes from a clone: the object is the same with or
+// without it.
+TEST(Hardening, DumpingAssemblyLeavesTheObjectUnchanged) {
+  fs::path dir = freshDir("dump_object");
+  std::string plain = (dir / "plain.o").string(), dumped = (dir / "dumped.o").string();
+  for (const std::string &target : {"x86-64-v4", "riscv64-rvv"}) {
+    ASSERT_EQ(runBlockc("compile " + kVectorAdd + " --target " + target + " -o " + plain).exitCode,
+              0);
+    ProcessResult r =
+        runCommand("BLOCKC_DEBUG=3 '" BLOCKC_BINARY "' compile " + kVectorAdd + " --target " +
+                   target + " -o " + dumped + " --dump-dir " + (dir / target).string());
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(slurp(plain), slurp(dumped)) << target;
+    std::string assembly;
+    for (const auto &e : fs::directory_iterator(dir / target))
+      if (e.path().string().find("EmitMachineCode.s") != std::string::npos)
+        assembly = slurp(e.path().string());
+    EXPECT_NE(assembly.find("vector_add:"), std::string::npos) << target;
+  }
+}
+
+TEST(Hardening, TargetsThisCpuCannotRunAreRefused) {
+  ProcessResult riscv = runBlockc(kRunVectorAdd + " --target riscv64-rvv");
+  EXPECT_EQ(riscv.exitCode, 1);
+  EXPECT_NE(riscv.err.find("target 'riscv64-rvv' generates riscv64 code, which cannot run on this "
+                           "x86_64 machine"),
+            std::string::npos)
+      << riscv.err;
+  if (__builtin_cpu_supports("avx512fp16"))
+    GTEST_SKIP() << "this CPU has avx512fp16: sapphirerapids code runs here, nothing to refuse";
+  ProcessResult spr = runBlockc(kRunVectorAdd + " --target sapphirerapids");
+  EXPECT_EQ(spr.exitCode, 1) << "exit 132 is the SIGILL this check prevents";
+  EXPECT_NE(spr.err.find("target 'sapphirerapids' needs CPU features this machine lacks:"),
+            std::string::npos)
+      << spr.err;
+  EXPECT_NE(spr.err.find(" avx512fp16"), std::string::npos) << spr.err;
+}
+
+// `--kernel small` must not fail on `huge`, whose scratch is over the limit.
+TEST(Hardening, RunKernelCompilesOnlyThatKernel) {
+  std::string source = writeSource("two_kernels", R"(
+constexpr BLOCK: i32 = 1048576
+kernel @huge(%p: ptr<f32>) {
+  %r = arange 0, BLOCK
+  %ptrs = addptr %p, %r
+  %x = load %ptrs
+  %s = reduce_sum %x, axis=0
+  %e = exp %x
+  %t = reduce_sum %e, axis=0
+  %u = add %s, %t
+  store %p, %u
+}
+kernel @small(%p: ptr<f32>) {
+  %r = arange 0, 16
+  %ptrs = addptr %p, %r
+  %x = load %ptrs
+  %y = add %x, %x
+  store %ptrs, %y
+}
+)");
+  fs::path out = freshDir("two_kernels_out") / "p.npy";
+  ProcessResult r = runBlockc("run " + source + " --kernel small --grid 1 --arg p=16xf32=1.5 " +
+                              "--output p=@" + out.string());
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out));
+  ProcessResult all = runBlockc("run " + source + " --kernel huge --grid 1 --arg p=16xf32=1");
+  EXPECT_EQ(all.exitCode, 1);
+  EXPECT_NE(all.err.find("kernel @huge needs 4096 KiB of scratch memory"), std::string::npos)
+      << all.err;
+}
+
+// A kernel with about 1 MiB of scratch on workers given 256 KiB stacks: a
+// clear error naming OMP_STACKSIZE before any program runs, never a crash.
+TEST(Hardening, WorkerStacksTooSmallForScratchAreAnError) {
+  std::string source = writeSource("big_scratch", R"(
+kernel @k(%p: ptr<f32>, %out: ptr<f32>) {
+  %r = arange 0, 262144
+  %ptrs = addptr %p, %r
+  %x = load %ptrs
+  %s = reduce_sum %x, axis=0
+  %e = exp %x
+  %t = reduce_sum %e, axis=0
+  %u = add %s, %t
+  store %out, %u
+}
+)");
+  std::string run = "'" BLOCKC_BINARY "' run " + source +
+                    " --grid 4 --threads 2 --arg p=262144xf32=0 --arg out=1xf32=0";
+  ProcessResult small = runCommand("OMP_STACKSIZE=256K " + run);
+  EXPECT_EQ(small.exitCode, 1) << small.err;
+  EXPECT_NE(small.err.find("raise OMP_STACKSIZE"), std::string::npos) << small.err;
+  ProcessResult enough = runCommand("OMP_STACKSIZE=16M " + run);
+  EXPECT_EQ(enough.exitCode, 0) << enough.err;
+}
