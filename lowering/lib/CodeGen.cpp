@@ -136,6 +136,8 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
     value->setName(param.name());
     scalars_[&param] = value;
   }
+  if (options_.checkBounds)
+    beginBoundsChecks(fn);
   emitRegion(fn.body);
   b_.CreateRetVoid();
   llvm::IRBuilder<> entry(allocaBlock_);
@@ -264,6 +266,8 @@ void KernelCodeGen::emitStore(const Operation &op) {
   if (ptrType.isScalar()) {
     llvm::Value *ptr = eval(op.operands[0], {}, false);
     llvm::Value *value = toMemory(eval(op.operands[1], {}, false), op.operands[1]->type());
+    if (options_.checkBounds)
+      checkAccess(op, ptr, op.hasMask ? eval(op.mask(), {}, false) : nullptr);
     llvm::Type *memTy = value->getType();
     if (!op.hasMask) {
       b_.CreateStore(value, ptr);
@@ -284,6 +288,8 @@ void KernelCodeGen::emitStore(const Operation &op) {
     llvm::Value *mask = vector ? tailMask_ : nullptr;
     if (op.hasMask)
       mask = andMasks(mask, evalOperand(op, 2, coords, vector));
+    if (options_.checkBounds)
+      checkAccess(op, evalOperand(op, 0, coords, vector), mask);
     if (!vector) {
       llvm::Value *ptr = evalOperand(op, 0, coords, false);
       if (!mask)

@@ -102,6 +102,14 @@ private:
   void emitReduce(const Operation &op, llvm::Value *buffer);
   void emitDot(const Operation &op, llvm::Value *buffer);
 
+  // --- Bounds checks (CodeGenBounds.cpp), with CompileOptions::checkBounds ---
+  /// Finds the parameter each pointer value derives from, loads the extents
+  /// and the report, and returns early when another program already failed.
+  void beginBoundsChecks(const Function &fn);
+  /// Before `op` touches `pointers` (scalar or strip) under `mask` (null: all
+  /// lanes): records the first lane outside its argument and returns.
+  void checkAccess(const Operation &op, llvm::Value *pointers, llvm::Value *mask);
+
   // --- Math (MathLowering.cpp) ---
   llvm::Value *emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
   llvm::Value *callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
@@ -143,6 +151,16 @@ private:
   llvm::ElementCount stripCount_;
   /// Active lanes of the strip being emitted; null when all are.
   llvm::Value *tailMask_ = nullptr;
+  /// Bounds checks: the parameter each pointer value derives from (-1:
+  /// several or unknown), each pointer parameter's extent in bytes, the report.
+  std::unordered_map<const Value *, int> pointerOrigin_;
+  struct CheckedParam {
+    const Value *param;
+    int index;
+    llvm::Value *extent;
+  };
+  std::vector<CheckedParam> checkedParams_;
+  llvm::Value *boundsReport_ = nullptr;
   uint64_t scratchBytes_ = 0;
   uint64_t largestScratchBytes_ = 0;
   std::string largestScratch_;

@@ -141,6 +141,8 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
   llvm::Value *passthru = llvm::Constant::getNullValue(loadTy);
   if (op.hasOther)
     passthru = toMemory(evalOperand(op, 2, coords, vector), resultType);
+  if (options_.checkBounds)
+    checkAccess(op, evalOperand(op, 0, coords, vector), mask);
   llvm::Value *value;
   if (!vector) {
     llvm::Value *ptr = evalOperand(op, 0, coords, false);

@@ -37,6 +37,9 @@ std::vector<FlagSpec> compilerFlags() {
       {"--fast-math", "", "allow SLEEF's 3.5-ULP math variants"},
       {"--print-after", "STAGE",
        "print the IR after STAGE ('all' for every stage; see docs/reference.md)", true},
+      {"--check-bounds", "",
+       "check every load and store lane against its argument's extent (changes the kernel's "
+       "arguments: see docs/reference.md)"},
       {"--dump-dir", "DIR",
        "write every stage (.bir per pass, fusion plans, LLVM IR, assembly) to DIR"},
   };
@@ -49,6 +52,7 @@ bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::str
     return false;
   options.defines = *defines;
   options.fastMath = args.has("--fast-math");
+  options.checkBounds = args.has("--check-bounds");
   options.dumpDir = args.value("--dump-dir");
   for (const std::string &stage : args.values("--print-after")) {
     const auto &names = stageNames();

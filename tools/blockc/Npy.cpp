@@ -11,7 +11,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
+#include <unistd.h>
 
 namespace blockc::driver {
 
@@ -397,7 +401,10 @@ bool writeNpy(const std::string &path, std::string_view descr, const Shape &shap
         "'" + path + "': cannot write a " + pythonTuple(shape) + " array of " + std::string(descr);
     return false;
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  // Written under a temporary name in the same folder and renamed into place:
+  // a run that fails or is killed midway never leaves a truncated file.
+  std::string temporary = path + ".partial-" + std::to_string(getpid());
+  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
   if (!out) {
     error = "'" + path + "': cannot create: " + std::strerror(errno);
     return false;
@@ -406,8 +413,9 @@ bool writeNpy(const std::string &path, std::string_view descr, const Shape &shap
   out.write(header.data(), std::streamsize(header.size()));
   out.write(static_cast<const char *>(data), std::streamsize(*bytes));
   out.close();
-  if (!out) {
+  if (!out || std::rename(temporary.c_str(), path.c_str()) != 0) {
     error = "'" + path + "': write failed: " + std::strerror(errno);
+    std::remove(temporary.c_str());
     return false;
   }
   return true;

@@ -162,6 +162,54 @@ const JitKernel *selectKernel(const JitModule &module, const std::string &reques
   return nullptr;
 }
 
+/// The args of a launch: the kernel's own, and for a bounds-checked kernel
+/// the extents and report blockc_bounds_report describes.
+class BoundsCheckedArgs {
+public:
+  BoundsCheckedArgs(KernelArgs &args, const JitKernel &kernel) : args_(args) {
+    if (!kernel.checksBounds)
+      return;
+    pointers_.assign(args.launchArgs(), args.launchArgs() + args.args().size());
+    extents_.reserve(args.args().size());
+    for (const BoundArg &arg : args.args())
+      if (arg.type.isPointer()) {
+        extents_.push_back(int64_t(arg.buffer.size()));
+        pointers_.push_back(&extents_.back());
+      }
+    pointers_.push_back(&report_);
+  }
+  void **launchArgs() { return pointers_.empty() ? args_.launchArgs() : pointers_.data(); }
+  const blockc_bounds_report &report() const { return report_; }
+
+private:
+  KernelArgs &args_;
+  std::vector<int64_t> extents_; // reserved up front: pointers_ point into it
+  std::vector<void *> pointers_;
+  blockc_bounds_report report_{};
+};
+
+std::string describeViolation(const blockc_bounds_report &r, const JitKernel &kernel,
+                              const SourceFile &file) {
+  std::string what = r.is_store ? "store" : "load";
+  std::string where;
+  if (r.argument >= 0 && size_t(r.argument) < kernel.params.size()) {
+    const Param &param = kernel.params[size_t(r.argument)];
+    where = "element " + std::to_string(r.offset) + " of %" + param.name + ", whose buffer has " +
+            std::to_string(r.extent) + " element" + (r.extent == 1 ? "" : "s");
+  } else {
+    char address[32];
+    std::snprintf(address, sizeof address, "%#llx", (unsigned long long)r.offset);
+    where = std::string("address ") + address + ", inside no argument's buffer";
+  }
+  Diagnostic d;
+  d.loc = {unsigned(r.line), unsigned(r.column)};
+  d.message = "out-of-bounds " + what + " in kernel @" + kernel.name + ", program (" +
+              std::to_string(r.pid_x) + ", " + std::to_string(r.pid_y) + ", " +
+              std::to_string(r.pid_z) + "): " + where +
+              "; the launch stopped and no output was written";
+  return formatDiagnostic(d, &file);
+}
+
 /// "512 B", "4.19 MB": decimal units, as GB/s is.
 std::string formatBytes(uint64_t bytes) {
   char text[32];
@@ -235,17 +283,22 @@ int runRun(const std::vector<std::string> &argv) {
   if (!bound)
     return fail(error);
 
+  BoundsCheckedArgs checked(*bound, *kernel);
   // One untimed warm-up before timed runs: it pays for first-touch page
   // faults and starts the OpenMP thread pool.
   int64_t launches = plan.repeat ? plan.repeat + 1 : 1;
   std::vector<double> seconds;
   for (int64_t i = 0; i < launches; ++i) {
     auto start = std::chrono::steady_clock::now();
-    int status = blockc_launch_with_stack(kernel->fn, bound->launchArgs(), plan.grid, &plan.launch,
+    int status = blockc_launch_with_stack(kernel->fn, checked.launchArgs(), plan.grid, &plan.launch,
                                           kernel->scratchBytes);
     auto end = std::chrono::steady_clock::now();
     if (status != BLOCKC_SUCCESS)
       return fail(std::string("launching '") + kernel->name + "' failed: " + blockc_last_error());
+    if (checked.report().failed) {
+      std::cerr << describeViolation(checked.report(), *kernel, file);
+      return 1;
+    }
     if (plan.repeat && i > 0)
       seconds.push_back(std::chrono::duration<double>(end - start).count());
   }

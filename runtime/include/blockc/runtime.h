@@ -128,6 +128,22 @@ int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
 int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                              const blockc_launch_options *options, uint64_t scratch_bytes);
 
+/* Where a kernel compiled with bounds checks (`blockc run --check-bounds`,
+ * CompileOptions::checkBounds) records its first out-of-bounds access. Such a
+ * kernel's `args` holds, after its parameters, one pointer to an int64 extent
+ * in bytes per pointer parameter (in parameter order), then a pointer to a
+ * zeroed blockc_bounds_report. The program that finds a violation records it
+ * and returns before the access; later programs return at once. */
+typedef struct blockc_bounds_report {
+  int32_t failed;        /* 0, or 1 once a violation is recorded */
+  int32_t line, column;  /* the load or store in the .bir source */
+  int32_t is_store;      /* 1 for a store, 0 for a load */
+  int32_t argument;      /* the parameter it was derived from; -1 if unknown */
+  int32_t pid_x, pid_y, pid_z;
+  int64_t offset;        /* of the first bad lane, in elements from the argument */
+  int64_t extent;        /* of the argument, in elements */
+} blockc_bounds_report;
+
 /* The message of the last call on this thread that failed, or "" if the last
  * call succeeded. It stays valid until the next blockc call on this thread. */
 const char *blockc_last_error(void);
