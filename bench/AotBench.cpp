@@ -23,8 +23,11 @@ void addBlockc(benchmark::State &state) {
   static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
   blockc_launch_options options = threadsOption(int(state.range(0)));
   for (auto _ : state)
-    vector_add_launch(a.get(), b.get(), c.get(), int32_t(kAddN), {kAddN / kAddBlock, 1, 1},
-                      &options);
+    if (vector_add_launch(a.get(), b.get(), c.get(), int32_t(kAddN), {kAddN / kAddBlock, 1, 1},
+                          &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
   state.SetBytesProcessed(state.iterations() * kAddN * 12);
 }
 
@@ -42,7 +45,11 @@ void softmaxBlockc(benchmark::State &state) {
   Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
   blockc_launch_options options = threadsOption(int(state.range(1)));
   for (auto _ : state)
-    softmax_launch(out.get(), in.get(), int32_t(n), int32_t(n), int32_t(n), {n, 1, 1}, &options);
+    if (softmax_launch(out.get(), in.get(), int32_t(n), int32_t(n), int32_t(n), {n, 1, 1},
+                       &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 

@@ -47,7 +47,10 @@ void vectorAddBlockc(benchmark::State &state) {
   void *args[] = {&pa, &pb, &pc, &n};
   blockc_launch_options options = threadsOption(int(state.range(0)));
   for (auto _ : state)
-    blockc_launch(kernel.fn, args, {kAddN / kAddBlock, 1, 1}, &options);
+    if (blockc_launch(kernel.fn, args, {kAddN / kAddBlock, 1, 1}, &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
   state.SetBytesProcessed(state.iterations() * kAddN * 12);
 }
 
@@ -71,7 +74,10 @@ void softmaxBlockc(benchmark::State &state) {
   void *args[] = {&pout, &pin, &cols, &cols, &cols};
   blockc_launch_options options = threadsOption(int(state.range(1)));
   for (auto _ : state)
-    blockc_launch(kernels[n]->fn, args, {n, 1, 1}, &options);
+    if (blockc_launch(kernels[n]->fn, args, {n, 1, 1}, &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
@@ -85,12 +91,23 @@ void softmaxBaseline(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
+void softmaxSleefBaseline(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
+      baselineSoftmaxSleef(in.get(), out.get(), n, begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
 } // namespace
 
 BENCHMARK(vectorAddBlockc)->Name("vector_add/blockc")->Apply(threadArgs);
 BENCHMARK(vectorAddBaseline)->Name("vector_add/baseline")->Apply(threadArgs);
 BENCHMARK(softmaxBlockc)->Name("softmax/blockc")->Apply(softmaxArgs);
 BENCHMARK(softmaxBaseline)->Name("softmax/baseline")->Apply(softmaxArgs);
+BENCHMARK(softmaxSleefBaseline)->Name("softmax/baseline_sleef")->Apply(softmaxArgs);
 
 int main(int argc, char **argv) {
   return runWithRatios(argc, argv);

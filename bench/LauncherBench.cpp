@@ -26,7 +26,10 @@ void launcherBlockc(benchmark::State &state) {
   options.order = state.range(1) ? BLOCKC_ORDER_GROUPED : BLOCKC_ORDER_X_FASTEST;
   blockc_kernel_fn volatile kernel = emptyKernel;
   for (auto _ : state)
-    blockc_launch(kernel, nullptr, {1024, 1024, 1}, &options);
+    if (blockc_launch(kernel, nullptr, {1024, 1024, 1}, &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
   state.counters["per_program"] =
       benchmark::Counter(double(kPrograms), benchmark::Counter::kIsIterationInvariantRate |
                                                 benchmark::Counter::kInvert);

@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <sstream>
 #include <sys/wait.h>
+#include <thread>
+#include <vector>
 
 using namespace blockc;
 namespace fs = std::filesystem;
@@ -51,4 +53,51 @@ TEST(KernelCache, BuildIdNamesThisCompilerAndLLVM) {
   std::string id = compilerBuildId();
   EXPECT_EQ(id.rfind("blockc-", 0), 0u) << id;
   EXPECT_NE(id.find(" LLVM-22."), std::string::npos) << id;
+}
+
+// Threads of one process compiling the same kernel into one cache folder:
+// each writes its entry under a temporary name and renames it, and each gets
+// a working kernel. ThreadSanitizer runs this in scripts/test.
+TEST(KernelCache, ThreadsCompilingOneKernelShareTheCache) {
+  fs::path cache =
+      fs::path(testing::TempDir()) / ("blockc_threaded_cache" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  SourceFile file{"double.bir", R"(kernel @k(%p: ptr<f32>) {
+  %r = arange 0, 64
+  %q = addptr %p, %r
+  %x = load %q
+  %y = add %x, %x
+  store %q, %y
+}
+)"};
+  setenv("BLOCKC_CACHE_DIR", cache.c_str(), 1);
+  constexpr int kThreads = 4;
+  std::vector<std::string> problems(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      CompileOptions options;
+      DiagnosticEngine diags;
+      std::unique_ptr<JitModule> module = JitModule::compile(file, options, diags);
+      if (!module) {
+        problems[t] = formatDiagnostic(diags.diagnostic(), &file);
+        return;
+      }
+      std::vector<float> data(64, float(t));
+      float *p = data.data();
+      void *args[] = {&p};
+      blockc_launch_options launch;
+      blockc_launch_options_init(&launch);
+      if (blockc_launch(module->kernels()[0].fn, args, {1, 1, 1}, &launch) != 0)
+        problems[t] = blockc_last_error();
+      else if (data[63] != 2.f * float(t))
+        problems[t] = "wrong result " + std::to_string(data[63]);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  setenv("BLOCKC_CACHE_DIR", "off", 1);
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(problems[t], "") << "thread " << t;
+  EXPECT_EQ(std::distance(fs::directory_iterator(cache), fs::directory_iterator()), 1)
+      << "one entry, no temporary left behind";
 }

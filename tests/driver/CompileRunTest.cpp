@@ -63,7 +63,8 @@ int main(void) {
   std::string build = std::string(BLOCKC_C_COMPILER) + " -std=c11 -I" + BLOCKC_RUNTIME_INCLUDE +
                       " -I" + dir.string() + " " + (dir / "main.c").string() + " " +
                       (dir / "va.o").string() + " " + BLOCKC_RUNTIME_LIBRARY +
-                      " -fopenmp=libomp -lstdc++ -lsleef -lm -o " + (dir / "app").string();
+                      " -fopenmp=libomp -lstdc++ -lsleef -lm " BLOCKC_APP_LINK_FLAGS " -o " +
+                      (dir / "app").string();
   ASSERT_EQ(shell(build), 0) << build;
   EXPECT_EQ(shell((dir / "app").string() + " > " + (dir / "out.txt").string()), 0);
 }
