@@ -63,3 +63,21 @@ TEST(HostCompatibility, AnotherArchitectureIsNeverRunnable) {
   EXPECT_EQ(missingFeatures(named("riscv64-rvv"), "riscv64-unknown-linux-gnu", rvv),
             std::vector<std::string>{"v"});
 }
+
+// A Xeon virtual machine hides system instructions (enqcmd, uintr, waitpkg,
+// ...) that sapphirerapids implies; kernels never use them, so they must not
+// stop sapphirerapids code from running there.
+TEST(HostCompatibility, SystemInstructionsAVmHidesAreNotRequired) {
+  llvm::StringMap<bool> xeonVm = zen4();
+  for (const char *on : {"avx512fp16", "amx-tile", "amx-bf16", "amx-int8", "avx512vbmi",
+                         "avx512vbmi2", "avx512bitalg", "avx512vpopcntdq", "avx512ifma", "gfni",
+                         "vaes", "vpclmulqdq", "avxvnni", "amx-tile"})
+    xeonVm[on] = true;
+  for (const char *hidden : {"enqcmd", "pconfig", "ptwrite", "uintr", "waitpkg"})
+    xeonVm[hidden] = false;
+  EXPECT_EQ(missingFeatures(named("sapphirerapids"), "x86_64-pc-linux-gnu", xeonVm),
+            std::vector<std::string>{});
+  xeonVm["avx512fp16"] = false;
+  EXPECT_EQ(missingFeatures(named("sapphirerapids"), "x86_64-pc-linux-gnu", xeonVm),
+            std::vector<std::string>{"avx512fp16"});
+}

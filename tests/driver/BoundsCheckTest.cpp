@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <regex>
 
 using namespace blockc::test;
 namespace fs = std::filesystem;
@@ -21,11 +22,13 @@ const std::string kVectorAdd = BLOCKC_EXAMPLES_DIR "/vector_add.bir";
 
 class BoundsCheckTest : public testing::TestWithParam<std::string> {
 protected:
-  /// Runs vector_add over 1000 elements with buffers of the given sizes.
-  ProcessResult run(int a, int c, const std::string &output) {
-    return runCommand("BLOCKC_CACHE_DIR=off '" BLOCKC_BINARY "' run " + kVectorAdd + " --target " +
-                      GetParam() + " -D BLOCK=256 --grid 4 --check-bounds --arg a=" +
-                      std::to_string(a) + "xf32=1 --arg b=1000xf32=2 --arg c=" + std::to_string(c) +
+  /// Runs vector_add over 1000 elements with buffers of the given sizes, by
+  /// default on one thread, so that the first violation is the first program's.
+  ProcessResult run(int a, int c, const std::string &output, int threads = 1) {
+    return runCommand("BLOCKC_CACHE_DIR=off '" BLOCKC_BINARY "' run " + kVectorAdd + " --threads " +
+                      std::to_string(threads) + " --target " + GetParam() +
+                      " -D BLOCK=256 --grid 4 --check-bounds --arg a=" + std::to_string(a) +
+                      "xf32=1 --arg b=1000xf32=2 --arg c=" + std::to_string(c) +
                       "xf32=0 --arg n=1000 --output c=@" + output);
   }
   void SetUp() override {
@@ -47,6 +50,18 @@ TEST_P(BoundsCheckTest, UndersizedInputIsALoadError) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(out)) << "a failed run must write no output";
+
+  // On several threads whichever program fails first reports: its offset
+  // must be that program's first bad element.
+  ProcessResult parallel = run(10, 1000, out.string(), 4);
+  EXPECT_EQ(parallel.exitCode, 1);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(parallel.err, m,
+                                std::regex(R"(program \((\d), 0, 0\): element (\d+) of %a)")))
+      << parallel.err;
+  int program = std::stoi(m[1]), element = std::stoi(m[2]);
+  EXPECT_EQ(element, program == 0 ? 10 : 256 * program) << parallel.err;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 TEST_P(BoundsCheckTest, UndersizedOutputIsAStoreError) {
