@@ -1,7 +1,8 @@
 # Cross build for AArch64 with SVE from x86-64.
 #   cmake -B build-arm -G Ninja -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-sve.cmake \
 #         -DBLOCKC_BUILD_COMPILER=OFF -DBLOCKC_BUILD_TESTS=OFF
-# ctest runs the binaries through QEMU with BLOCKC_QEMU_SVE_BITS-bit vectors.
+# Cross-built tests (a later step: none exists yet) will run through QEMU with
+# BLOCKC_QEMU_SVE_BITS-bit vectors, the emulator set below.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
