@@ -69,6 +69,21 @@ bool hasSideEffects(const Operation &op) {
   return false;
 }
 
+bool keepsPointerBuffer(OpKind kind) {
+  switch (kind) {
+  case OpKind::AddPtr:
+  case OpKind::Splat:
+  case OpKind::Broadcast:
+  case OpKind::ExpandDims:
+  case OpKind::Reshape:
+  case OpKind::Trans:
+  case OpKind::Bitcast:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool eraseDeadOps(Region &region) {
   bool changedAny = false;
   for (bool changed = true; changed;) {

@@ -51,16 +51,8 @@ llvm::Type *KernelCodeGen::memoryType(const Type &t) {
   return elementType(t);
 }
 
-namespace {
-llvm::Type *withElement(llvm::Type *like, llvm::Type *element) {
-  if (auto *vec = llvm::dyn_cast<llvm::VectorType>(like))
-    return llvm::VectorType::get(element, vec->getElementCount());
-  return element;
-}
-} // namespace
-
 llvm::Value *KernelCodeGen::toMemory(llvm::Value *v, const Type &t) {
-  llvm::Type *memTy = withElement(v->getType(), memoryType(t));
+  llvm::Type *memTy = sameShape(v->getType(), memoryType(t));
   if (v->getType() == memTy)
     return v;
   return t.isBool() ? b_.CreateZExt(v, memTy) : b_.CreateBitCast(v, memTy);
@@ -69,7 +61,7 @@ llvm::Value *KernelCodeGen::toMemory(llvm::Value *v, const Type &t) {
 llvm::Value *KernelCodeGen::fromMemory(llvm::Value *v, const Type &t) {
   if (t.isBool())
     return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
-  llvm::Type *regTy = withElement(v->getType(), elementType(t));
+  llvm::Type *regTy = sameShape(v->getType(), elementType(t));
   return v->getType() == regTy ? v : b_.CreateBitCast(v, regTy);
 }
 

@@ -31,6 +31,14 @@ namespace blockc {
 /// Indices (i64) into a value's own shape, one per dimension.
 using Coords = llvm::SmallVector<llvm::Value *, 3>;
 
+/// `element`, or a vector of it with as many lanes as `like` when `like` is a
+/// vector: the type of a scalar or strip converted element by element.
+inline llvm::Type *sameShape(llvm::Type *like, llvm::Type *element) {
+  if (auto *vec = llvm::dyn_cast<llvm::VectorType>(like))
+    return llvm::VectorType::get(element, vec->getElementCount());
+  return element;
+}
+
 class KernelCodeGen {
 public:
   KernelCodeGen(const Target &target, llvm::Module &module, const CompileOptions &options);

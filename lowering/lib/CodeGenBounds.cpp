@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen.h"
+#include "blockc/frontend/IRUtils.h"
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
@@ -26,21 +27,6 @@ enum ReportField { Failed, Line, Column, IsStore, Argument, PidX, PidY, PidZ, Of
 llvm::StructType *reportType(llvm::LLVMContext &ctx) {
   auto *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
   return llvm::StructType::get(ctx, {i32, i32, i32, i32, i32, i32, i32, i32, i64, i64});
-}
-
-/// Ops whose pointer result addresses the same buffer as their first operand.
-bool keepsOrigin(OpKind kind) {
-  switch (kind) {
-  case OpKind::AddPtr:
-  case OpKind::Splat:
-  case OpKind::Broadcast:
-  case OpKind::ExpandDims:
-  case OpKind::Reshape:
-  case OpKind::Trans:
-    return true;
-  default:
-    return false;
-  }
 }
 
 } // namespace
@@ -61,37 +47,61 @@ void KernelCodeGen::beginBoundsChecks(const Function &fn) {
   }
   boundsReport_ = slot(next);
 
-  // Origins flow forward through the ops in order; a loop-carried pointer
-  // keeps the origin of its initial value, so a loop that walks it off its
-  // buffer is reported against the buffer it started in.
+  // Origins flow forward through the ops in order. A loop-carried pointer
+  // starts with its initial value's origin and keeps it while every yield
+  // brings the same one (so a loop that walks it off its buffer is reported
+  // against the buffer it started in); a yield from elsewhere (buffers swapped
+  // between trips) makes it "any argument". Origins only ever move to -1, so
+  // repeating the walk until no loop argument changes ends.
+  auto originOf = [&](const Value *v) {
+    auto it = pointerOrigin_.find(v);
+    return it == pointerOrigin_.end() ? -1 : it->second;
+  };
+  auto meet = [](int a, int b) { return a == b ? a : -1; };
+  auto yieldOrigin = [&](const Region &region, size_t i) {
+    const Operation *yield = region.terminator();
+    return yield && i < yield->operands.size() ? originOf(yield->operands[i]) : -1;
+  };
+  bool changed = true;
   std::function<void(const Region &)> walk = [&](const Region &region) {
     for (const auto &op : region.ops) {
-      auto originOf = [&](const Value *v) {
-        auto it = pointerOrigin_.find(v);
-        return it == pointerOrigin_.end() ? -1 : it->second;
-      };
-      if (op->kind() == OpKind::For)
-        for (size_t i = 3; i < op->operands.size(); ++i)
-          pointerOrigin_[op->regions[0]->args[i - 2].get()] = originOf(op->operands[i]);
-      for (const auto &region : op->regions)
-        walk(*region);
+      bool isFor = op->kind() == OpKind::For;
+      if (isFor)
+        for (size_t i = 3; i < op->operands.size(); ++i) {
+          const Value *arg = op->regions[0]->args[i - 2].get();
+          int init = originOf(op->operands[i]);
+          pointerOrigin_[arg] = pointerOrigin_.count(arg) ? meet(originOf(arg), init) : init;
+        }
+      for (const auto &inner : op->regions)
+        walk(*inner);
+      if (isFor)
+        for (size_t i = 0; i + 3 < op->operands.size(); ++i) {
+          const Value *arg = op->regions[0]->args[1 + i].get();
+          int merged = meet(originOf(arg), yieldOrigin(*op->regions[0], i));
+          changed |= merged != originOf(arg);
+          pointerOrigin_[arg] = merged;
+        }
       for (size_t r = 0; r < op->results.size(); ++r) {
         const Value *result = op->results[r].get();
         if (!result->type().isPointer())
           continue;
         int origin = -1;
-        if (keepsOrigin(op->kind()))
+        if (keepsPointerBuffer(op->kind()))
           origin = originOf(op->operands[0]);
-        else if (op->kind() == OpKind::Select &&
-                 originOf(op->operands[1]) == originOf(op->operands[2]))
-          origin = originOf(op->operands[1]);
-        else if (op->kind() == OpKind::For)
-          origin = originOf(op->operands[3 + r]);
+        else if (op->kind() == OpKind::Select)
+          origin = meet(originOf(op->operands[1]), originOf(op->operands[2]));
+        else if (isFor)
+          origin = originOf(op->regions[0]->args[1 + r].get());
+        else if (op->kind() == OpKind::If && op->regions.size() == 2)
+          origin = meet(yieldOrigin(*op->regions[0], r), yieldOrigin(*op->regions[1], r));
         pointerOrigin_[result] = origin;
       }
     }
   };
-  walk(fn.body);
+  while (changed) {
+    changed = false;
+    walk(fn.body);
+  }
 
   // Another program failed: stop without touching memory.
   auto *stop = llvm::BasicBlock::Create(ctx_, "bounds.stopped", fn_);

@@ -14,14 +14,6 @@
 
 namespace blockc {
 
-namespace {
-llvm::Type *sameShape(llvm::Type *like, llvm::Type *element) {
-  if (auto *vec = llvm::dyn_cast<llvm::VectorType>(like))
-    return llvm::VectorType::get(element, vec->getElementCount());
-  return element;
-}
-} // namespace
-
 llvm::Value *KernelCodeGen::roundToBF16(llvm::Value *f32) {
   llvm::Type *i32 = sameShape(f32->getType(), b_.getInt32Ty());
   auto c = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };

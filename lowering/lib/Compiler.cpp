@@ -68,6 +68,14 @@ bool compileToFile(const SourceFile &source, const CompileOptions &options, Emit
                    const std::string &outputPath, DiagnosticEngine &diags) {
   std::string error;
   if (kind == EmitKind::Header) {
+    if (options.checkBounds) {
+      // The header's NAME_launch passes only the parameters; a bounds-checked
+      // kernel also reads extents and a report after them.
+      diags.error({}, "--emit=header cannot describe a --check-bounds kernel: its launch "
+                      "functions pass no extents and no report (docs/reference.md, "
+                      "\"Bounds checking\"); build the args array by hand");
+      return false;
+    }
     std::unique_ptr<Module> module = parseModule(source, options.defines, diags);
     if (!module)
       return false;

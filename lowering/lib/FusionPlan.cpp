@@ -42,19 +42,9 @@ bool costly(const Operation &op) {
 /// not known at compile time (a loop-carried or selected pointer).
 const Value *rootPointer(const Value *v) {
   while (const Operation *def = v->definingOp()) {
-    switch (def->kind()) {
-    case OpKind::AddPtr:
-    case OpKind::Splat:
-    case OpKind::Broadcast:
-    case OpKind::ExpandDims:
-    case OpKind::Reshape:
-    case OpKind::Trans:
-    case OpKind::Bitcast:
-      v = def->operands[0];
-      continue;
-    default:
+    if (!keepsPointerBuffer(def->kind()))
       return nullptr;
-    }
+    v = def->operands[0];
   }
   return v->type().isPointer() ? v : nullptr;
 }

@@ -36,7 +36,8 @@ bool stackFits(const Launch &launch, uint64_t &left) {
   if (launch.scratchBytes == 0)
     return true;
   left = stackBytesLeft();
-  return left >= launch.scratchBytes + BLOCKC_STACK_RESERVE_BYTES;
+  // Two compares: a huge scratch_bytes must not wrap the sum around.
+  return left >= launch.scratchBytes && left - launch.scratchBytes >= BLOCKC_STACK_RESERVE_BYTES;
 }
 
 int stackTooSmall(const Launch &launch, int thread, uint64_t left) {

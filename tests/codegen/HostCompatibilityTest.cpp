@@ -54,12 +54,14 @@ TEST(HostCompatibility, FeaturesTheHostDoesNotReportAreNotCompared) {
 TEST(HostCompatibility, AnotherArchitectureIsNeverRunnable) {
   EXPECT_FALSE(missingFeatures(named("x86-64-v3"), "aarch64-unknown-linux-gnu", {}).empty());
   EXPECT_FALSE(missingFeatures(named("riscv64-rvv"), "x86_64-pc-linux-gnu", {}).empty());
-  // The same architecture with the vector extension: a riscv64 host with V runs it.
+  // The same architecture with every extension the target names runs it.
+  // RISC-V and AArch64 hosts list only what they have, so an extension they
+  // do not list is missing.
   llvm::StringMap<bool> rvv;
-  rvv["v"] = true;
-  rvv["m"] = true;
+  for (const char *f : {"m", "a", "c", "v", "zba", "zbb", "zfh", "zvfh"})
+    rvv[f] = true;
   EXPECT_TRUE(missingFeatures(named("riscv64-rvv"), "riscv64-unknown-linux-gnu", rvv).empty());
-  rvv["v"] = false;
+  rvv.erase("v");
   EXPECT_EQ(missingFeatures(named("riscv64-rvv"), "riscv64-unknown-linux-gnu", rvv),
             std::vector<std::string>{"v"});
 }

@@ -109,3 +109,50 @@ TEST(BoundsCheck, GathersAndScalarStoresAreChecked) {
             std::string::npos)
       << r.err;
 }
+
+// Buffers swapped between trips (ping-pong): %src is %a, then %b. Neither is
+// out of bounds, so checking %src against %a alone would be a false error.
+// Then a pointer bitcast to i32 that walks past %a is still %a's.
+TEST(BoundsCheck, SwappedLoopPointersAndBitcastsKeepTheirBuffers) {
+  fs::path dir = freshDir("bounds_loops");
+  std::string source = (dir / "k.bir").string();
+  std::ofstream(source) << R"(kernel @k(%a: ptr<f32>, %b: ptr<f32>, %n: i32, %trips: i32) {
+  %zero = const 0 : i32
+  %one = const 1 : i32
+  %r = arange 0, 16
+  %src0 = splat %a to [16]
+  %dst0 = splat %b to [16]
+  %s, %d = for %i = %zero to %trips step %one iter(%src = %src0, %dst = %dst0) {
+    %p = addptr %src, %r
+    %x = load %p
+    %q = addptr %dst, %r
+    store %q, %x
+    yield %dst, %src
+  }
+  %w = bitcast %a to ptr<i32>
+  %wp = addptr %w, %n
+  %v = load %wp
+  store %wp, %v
+}
+)";
+  std::string run = "BLOCKC_CACHE_DIR=off '" BLOCKC_BINARY "' run " + source +
+                    " --grid 1 --check-bounds --arg a=16xf32=1 --arg b=16xf32=2 --arg trips=3 " +
+                    "--arg n=";
+  ProcessResult ok = runCommand(run + "15");
+  EXPECT_EQ(ok.exitCode, 0) << ok.err;
+  ProcessResult past = runCommand(run + "16");
+  EXPECT_EQ(past.exitCode, 1);
+  EXPECT_NE(past.err.find("k.bir:16:8: error: out-of-bounds load in kernel @k, program (0, 0, 0): "
+                          "element 16 of %a, whose buffer has 16 elements"),
+            std::string::npos)
+      << past.err;
+}
+
+// A launch wrapper from --emit=header passes no extents: refuse the pair.
+TEST(BoundsCheck, HeaderOfABoundsCheckedKernelIsRefused) {
+  ProcessResult r =
+      runBlockc("compile " + kVectorAdd + " --check-bounds --emit=header -o /dev/null");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("--emit=header cannot describe a --check-bounds kernel"), std::string::npos)
+      << r.err;
+}

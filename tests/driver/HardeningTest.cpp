@@ -33,6 +33,19 @@ std::string writeSource(const std::string &name, const std::string &text) {
   return path.string();
 }
 
+/// A kernel @NAME whose two reductions over ELEMENTS f32 keep the loaded
+/// block and its exponentials in scratch: 8 bytes of stack per element.
+std::string scratchKernel(const std::string &name, const std::string &elements) {
+  return "kernel @" + name +
+         "(%p: ptr<f32>, %out: ptr<f32>) {\n"
+         "  %r = arange 0, " +
+         elements +
+         "\n"
+         "  %ptrs = addptr %p, %r\n  %x = load %ptrs\n  %s = reduce_sum %x, axis=0\n"
+         "  %e = exp %x\n  %t = reduce_sum %e, axis=0\n  %u = add %s, %t\n"
+         "  store %out, %u\n}\n";
+}
+
 size_t filesIn(const fs::path &dir) {
   return std::distance(fs::directory_iterator(dir), fs::directory_iterator());
 }
@@ -136,18 +149,8 @@ TEST(Hardening, TargetsThisCpuCannotRunAreRefused) {
 
 // `--kernel small` must not fail on `huge`, whose scratch is over the limit.
 TEST(Hardening, RunKernelCompilesOnlyThatKernel) {
-  std::string source = writeSource("two_kernels", R"(
-constexpr BLOCK: i32 = 1048576
-kernel @huge(%p: ptr<f32>) {
-  %r = arange 0, BLOCK
-  %ptrs = addptr %p, %r
-  %x = load %ptrs
-  %s = reduce_sum %x, axis=0
-  %e = exp %x
-  %t = reduce_sum %e, axis=0
-  %u = add %s, %t
-  store %p, %u
-}
+  std::string source = writeSource("two_kernels", "constexpr BLOCK: i32 = 1048576\n" +
+                                                      scratchKernel("huge", "BLOCK") + R"(
 kernel @small(%p: ptr<f32>) {
   %r = arange 0, 16
   %ptrs = addptr %p, %r
@@ -161,7 +164,8 @@ kernel @small(%p: ptr<f32>) {
                               "--output p=@" + out.string());
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(fs::exists(out));
-  ProcessResult all = runBlockc("run " + source + " --kernel huge --grid 1 --arg p=16xf32=1");
+  ProcessResult all =
+      runBlockc("run " + source + " --kernel huge --grid 1 --arg p=16xf32=1 --arg out=1xf32=0");
   EXPECT_EQ(all.exitCode, 1);
   EXPECT_NE(all.err.find("kernel @huge needs 4096 KiB of scratch memory"), std::string::npos)
       << all.err;
@@ -170,18 +174,7 @@ kernel @small(%p: ptr<f32>) {
 // A kernel with about 1 MiB of scratch on workers given 256 KiB stacks: a
 // clear error naming OMP_STACKSIZE before any program runs, never a crash.
 TEST(Hardening, WorkerStacksTooSmallForScratchAreAnError) {
-  std::string source = writeSource("big_scratch", R"(
-kernel @k(%p: ptr<f32>, %out: ptr<f32>) {
-  %r = arange 0, 262144
-  %ptrs = addptr %p, %r
-  %x = load %ptrs
-  %s = reduce_sum %x, axis=0
-  %e = exp %x
-  %t = reduce_sum %e, axis=0
-  %u = add %s, %t
-  store %out, %u
-}
-)");
+  std::string source = writeSource("big_scratch", scratchKernel("k", "262144"));
   std::string run = "'" BLOCKC_BINARY "' run " + source +
                     " --grid 4 --threads 2 --arg p=262144xf32=0 --arg out=1xf32=0";
   ProcessResult small = runCommand("OMP_STACKSIZE=256K " + run);

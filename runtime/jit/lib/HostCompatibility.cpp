@@ -50,10 +50,20 @@ std::vector<std::string> missingFeatures(const Target &target, const std::string
       backend->createMCSubtargetInfo(triple, target.cpu, target.llvmFeatures));
   if (!subtarget)
     return {"an LLVM subtarget for " + target.cpu};
+  // x86 hosts report every feature they detect, true or false; AArch64 and
+  // RISC-V hosts list only the features present. There a feature the target
+  // names explicitly (an ISA extension by construction) that the host does not
+  // list is missing too.
+  bool listsOnlyPresent = llvm::all_of(hostFeatures, [](const auto &f) { return f.second; });
+  llvm::SmallVector<llvm::StringRef, 16> explicitFeatures;
+  llvm::StringRef(target.llvmFeatures).split(explicitFeatures, ',', -1, false);
   for (const llvm::SubtargetFeatureKV &feature : subtarget->getAllProcessorFeatures()) {
+    if (!subtarget->getFeatureBits().test(feature.Value) || neverInGeneratedCode(feature.Key))
+      continue;
     auto host = hostFeatures.find(feature.Key);
-    if (host != hostFeatures.end() && !host->second && !neverInGeneratedCode(feature.Key) &&
-        subtarget->getFeatureBits().test(feature.Value))
+    bool absentButNamed = host == hostFeatures.end() && listsOnlyPresent &&
+                          llvm::is_contained(explicitFeatures, "+" + std::string(feature.Key));
+    if ((host != hostFeatures.end() && !host->second) || absentButNamed)
       missing.push_back(feature.Key);
   }
   std::sort(missing.begin(), missing.end());

@@ -89,10 +89,13 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
         (!options.kernels.empty() && !llvm::is_contained(options.kernels, fn->name)))
       continue;
     auto address = lljit.lookup(fn->name);
+    if (!address) {
+      diags.error({}, "JIT: " + llvm::toString(address.takeError()));
+      return nullptr;
+    }
     auto scratch = lljit.lookup("blockc_scratch_bytes_" + fn->name);
-    if (!address || !scratch) {
-      diags.error({},
-                  "JIT: " + llvm::toString(address ? scratch.takeError() : address.takeError()));
+    if (!scratch) {
+      diags.error({}, "JIT: " + llvm::toString(scratch.takeError()));
       return nullptr;
     }
     JitKernel kernel;

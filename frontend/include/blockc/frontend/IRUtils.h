@@ -34,4 +34,8 @@ bool eraseDeadOps(Region &region);
 /// True for ops that write memory or contain ops that do.
 bool hasSideEffects(const Operation &op);
 
+/// True for ops whose pointer result addresses the same buffer as their first
+/// operand (addptr, splat, broadcast, expand_dims, reshape, trans, bitcast).
+bool keepsPointerBuffer(OpKind kind);
+
 } // namespace blockc
