@@ -49,8 +49,42 @@ void launcherBaseline(benchmark::State &state) {
                                                 benchmark::Counter::kInvert);
 }
 
+// What the stack check costs a small launch: blockc_launch_with_stack, which
+// measures every thread's stack and meets at a barrier before any program
+// runs, beside plain blockc_launch, on 64 programs of an empty kernel.
+constexpr int64_t kSmallGrid = 64;
+
+void smallLaunch(benchmark::State &state, uint64_t scratchBytes) {
+  blockc_launch_options options;
+  blockc_launch_options_init(&options);
+  options.num_threads = int(state.range(0));
+  blockc_kernel_fn volatile kernel = emptyKernel;
+  for (auto _ : state)
+    if (blockc_launch_with_stack(kernel, nullptr, {kSmallGrid, 1, 1}, &options, scratchBytes) !=
+        BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+}
+
+void smallLaunchChecked(benchmark::State &state) {
+  smallLaunch(state, 64 * 1024);
+}
+
+void smallLaunchUnchecked(benchmark::State &state) {
+  smallLaunch(state, 0);
+}
+
 } // namespace
 
+BENCHMARK(smallLaunchChecked)
+    ->Name("launch_64_programs/blockc")
+    ->Apply(blockc::bench::threadArgs)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(smallLaunchUnchecked)
+    ->Name("launch_64_programs/baseline_unchecked")
+    ->Apply(blockc::bench::threadArgs)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(launcherBlockc)
     ->Name("launcher_2^20/blockc")
     ->ArgsProduct({{1, 2}, {0, 1}})

@@ -44,7 +44,7 @@ int stackTooSmall(const Launch &launch, int thread, uint64_t left) {
   return fail(BLOCKC_ERROR_STACK,
               "a program of this kernel needs %llu KiB of stack (%llu KiB of scratch and %d KiB "
               "for calls), but %s %d has %llu KiB left; raise OMP_STACKSIZE (e.g. "
-              "OMP_STACKSIZE=%lluK) or use smaller blocks; no program ran",
+              "OMP_STACKSIZE=%lluK) or use smaller blocks; the launch is incomplete",
               (unsigned long long)((launch.scratchBytes + BLOCKC_STACK_RESERVE_BYTES) >> 10),
               (unsigned long long)(launch.scratchBytes >> 10), BLOCKC_STACK_RESERVE_BYTES >> 10,
               thread == 0 ? "the launching thread or OpenMP thread" : "OpenMP thread", thread,
@@ -120,7 +120,7 @@ template <typename Order> int runOnCallingThread(const Launch &launch, const Ord
 }
 
 template <typename Order> int runInParallel(const Launch &launch, const Order &order, int threads) {
-  const bool checkFirst = launch.options.num_affinity_cores > 0 || launch.scratchBytes > 0;
+  const bool pinning = launch.options.num_affinity_cores > 0;
   std::atomic<int> failedThread{-1};
   // Written only by the thread that set failedThread.
   int failedCore = 0, failedError = 0;
@@ -131,21 +131,32 @@ template <typename Order> int runInParallel(const Launch &launch, const Order &o
     int thread = omp_get_thread_num();
     int core = coreOfThread(launch.options, thread);
     ThreadPin pin(core);
-    if (checkFirst) {
-      uint64_t left = 0;
-      bool stackOk = stackFits(launch, left);
+    uint64_t left = 0;
+    bool stackOk = stackFits(launch, left);
+    auto recordFailure = [&] {
       int noFailure = -1;
-      if ((pin.error() || !stackOk) && failedThread.compare_exchange_strong(noFailure, thread)) {
+      if (failedThread.compare_exchange_strong(noFailure, thread)) {
         failedCore = core;
         failedError = pin.error();
         failedStackLeft = left;
       }
+    };
+    if (pinning) {
+      if (pin.error() || !stackOk)
+        recordFailure();
       // Every thread decides after this barrier, from the same flag, so that a
-      // failed check means that no program ran rather than some of them.
+      // failed pin means that no program ran rather than some of them.
 #pragma omp barrier
-    }
-    if (failedThread.load() < 0)
+      if (failedThread.load() < 0)
+        runShareOfLoop(launch, order);
+    } else if (stackOk) {
+      // No barrier for the stack alone: it would cost every launch about 2 us
+      // at 16 threads (bench/LauncherBench.cpp) for a configuration error. A
+      // thread whose stack is too small runs nothing; the launch then fails.
       runShareOfLoop(launch, order);
+    } else {
+      recordFailure();
+    }
   }
 
   if (int thread = failedThread.load(); thread >= 0)

@@ -476,3 +476,41 @@ TEST(CApi, HeaderCompilesAsCAndLaunches) {
 }
 
 } // namespace
+
+namespace {
+std::atomic<int> stackProgramsRun{0};
+void countStackProgram(void **, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t) {
+  stackProgramsRun.fetch_add(1, std::memory_order_relaxed);
+}
+} // namespace
+
+// A kernel whose scratch no thread's stack holds: BLOCKC_ERROR_STACK naming
+// OMP_STACKSIZE, and no program runs on a thread that failed the check (on
+// every thread when each fails). A scratch size near 2^64 must not wrap the
+// check into a pass.
+TEST(Stack, ScratchLargerThanAnyThreadStackIsAnError) {
+  for (uint64_t scratch : {uint64_t(1) << 40, UINT64_MAX, UINT64_MAX - 1000})
+    for (int threads : {1, 4}) {
+      blockc_launch_options options;
+      blockc_launch_options_init(&options);
+      options.num_threads = threads;
+      stackProgramsRun = 0;
+      EXPECT_EQ(blockc_launch_with_stack(countStackProgram, nullptr, {64, 1, 1}, &options, scratch),
+                BLOCKC_ERROR_STACK)
+          << scratch << " on " << threads;
+      EXPECT_EQ(stackProgramsRun.load(), 0);
+      EXPECT_NE(std::string(blockc_last_error()).find("raise OMP_STACKSIZE"), std::string::npos)
+          << blockc_last_error();
+    }
+}
+
+TEST(Stack, ScratchThatFitsRunsEveryProgram) {
+  blockc_launch_options options;
+  blockc_launch_options_init(&options);
+  options.num_threads = 4;
+  stackProgramsRun = 0;
+  ASSERT_EQ(blockc_launch_with_stack(countStackProgram, nullptr, {64, 1, 1}, &options, 64 * 1024),
+            BLOCKC_SUCCESS)
+      << blockc_last_error();
+  EXPECT_EQ(stackProgramsRun.load(), 64);
+}

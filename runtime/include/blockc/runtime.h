@@ -35,7 +35,7 @@ typedef enum blockc_status {
   BLOCKC_ERROR_INVALID_OPTION = 2,      /* a field of blockc_launch_options */
   BLOCKC_ERROR_INVALID_ENVIRONMENT = 3, /* a BLOCKC_* environment variable */
   BLOCKC_ERROR_AFFINITY = 4,            /* pinning failed at launch; no program ran */
-  BLOCKC_ERROR_STACK = 5                /* a thread's stack is too small; no program ran */
+  BLOCKC_ERROR_STACK = 5                /* a thread's stack is too small; it ran no program */
 } blockc_status;
 
 /* The number of programs along each axis. Each is in [0, INT32_MAX] because a
@@ -121,10 +121,12 @@ int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
 
 /* blockc_launch for a kernel whose programs each use `scratch_bytes` of stack
  * scratch (a kernel object exports it as the constant blockc_scratch_bytes_NAME;
- * generated headers pass it). Before any program runs, every thread of the
- * launch checks that its stack has scratch_bytes + BLOCKC_STACK_RESERVE_BYTES
- * left, and the launch fails with BLOCKC_ERROR_STACK, naming OMP_STACKSIZE,
- * when one has not. blockc_launch is this with scratch_bytes 0: no check. */
+ * generated headers pass it). Every thread of the launch checks, before it
+ * runs any program, that its stack has scratch_bytes + BLOCKC_STACK_RESERVE_BYTES
+ * left; a thread that has not runs none, and the launch fails with
+ * BLOCKC_ERROR_STACK, naming OMP_STACKSIZE (programs on other threads may have
+ * run: the outputs are incomplete). blockc_launch is this with scratch_bytes 0:
+ * no check. */
 int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                              const blockc_launch_options *options, uint64_t scratch_bytes);
 
