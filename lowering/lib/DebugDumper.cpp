@@ -14,10 +14,14 @@
 
 namespace blockc {
 
+int DebugDumper::levelFromEnvironment() {
+  const char *env = std::getenv("BLOCKC_DEBUG");
+  return env ? std::atoi(env) : 0;
+}
+
 std::optional<DebugDumper> DebugDumper::open(const CompileOptions &options, std::string &error) {
   DebugDumper dumper;
-  if (const char *env = std::getenv("BLOCKC_DEBUG"))
-    dumper.level_ = std::atoi(env);
+  dumper.level_ = levelFromEnvironment();
   dumper.printAfter_ = options.printAfter;
   dumper.dumpDir_ = options.dumpDir;
   if (!dumper.dumpDir_.empty()) {

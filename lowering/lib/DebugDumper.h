@@ -22,6 +22,8 @@ public:
   /// Creates the dump folder if one is asked for; fails with `error` naming
   /// the folder when it cannot be created.
   static std::optional<DebugDumper> open(const CompileOptions &options, std::string &error);
+  /// BLOCKC_DEBUG's level; 0 when unset.
+  static int levelFromEnvironment();
 
   /// Whether stage `name`, shown on stderr from BLOCKC_DEBUG level `level`,
   /// would be shown anywhere: callers skip printing IR nobody reads.

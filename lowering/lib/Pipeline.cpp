@@ -41,8 +41,8 @@ const std::vector<std::string> &stageNames() {
 }
 
 bool wantsDebugOutput(const CompileOptions &options) {
-  const char *level = std::getenv("BLOCKC_DEBUG");
-  return !options.printAfter.empty() || !options.dumpDir.empty() || (level && std::atoi(level) > 0);
+  return !options.printAfter.empty() || !options.dumpDir.empty() ||
+         DebugDumper::levelFromEnvironment() > 0;
 }
 
 namespace {

@@ -137,13 +137,13 @@ int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid g
  * zeroed blockc_bounds_report. The program that finds a violation records it
  * and returns before the access; later programs return at once. */
 typedef struct blockc_bounds_report {
-  int32_t failed;        /* 0, or 1 once a violation is recorded */
-  int32_t line, column;  /* the load or store in the .bir source */
-  int32_t is_store;      /* 1 for a store, 0 for a load */
-  int32_t argument;      /* the parameter it was derived from; -1 if unknown */
+  int32_t failed;       /* 0, or 1 once a violation is recorded */
+  int32_t line, column; /* the load or store in the .bir source */
+  int32_t is_store;     /* 1 for a store, 0 for a load */
+  int32_t argument;     /* the parameter it was derived from; -1 if unknown */
   int32_t pid_x, pid_y, pid_z;
-  int64_t offset;        /* of the first bad lane, in elements from the argument */
-  int64_t extent;        /* of the argument, in elements */
+  int64_t offset; /* of the first bad lane, in elements from the argument */
+  int64_t extent; /* of the argument, in elements */
 } blockc_bounds_report;
 
 /* The message of the last call on this thread that failed, or "" if the last
