@@ -1,17 +1,17 @@
 //===- CodeGen.cpp - Kernels, control flow, memory and loops --------------===//
 #include "CodeGen.h"
 
+#include "StripDemand.h"
+
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 
 namespace blockc {
 
-KernelCodeGen::KernelCodeGen(const Target &target, llvm::Module &module,
+KernelCodeGen::KernelCodeGen(const Target &target, const IsaLowering &isa, llvm::Module &module,
                              const CompileOptions &options)
-    : target_(target), module_(module), ctx_(module.getContext()), options_(options), b_(ctx_) {
-  unsigned lanes = target_.lanes(ScalarKind::F32);
-  stripCount_ = llvm::ElementCount::get(lanes, target_.scalable);
-}
+    : target_(target), isa_(isa), module_(module), ctx_(module.getContext()), options_(options),
+      b_(ctx_) {}
 
 llvm::Type *KernelCodeGen::scalarType(ScalarKind kind) {
   switch (kind) {
@@ -93,6 +93,7 @@ llvm::Value *KernelCodeGen::allTrueMask() {
 
 llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) {
   plan_ = plan;
+  stripCount_ = isa_.stripShape(measureStripDemand(fn, plan)).lanes;
   auto *i32 = b_.getInt32Ty();
   auto *type =
       llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32, i32, i32, i32}, false);
@@ -103,8 +104,11 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
     fn_->getArg(i + 1)->setName(names[i]);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   fn_->addFnAttr("target-cpu", target_.cpu);
+  if (!target_.tuneCpu.empty())
+    fn_->addFnAttr("tune-cpu", target_.tuneCpu);
   if (!target_.llvmFeatures.empty())
     fn_->addFnAttr("target-features", target_.llvmFeatures);
+  isa_.addFunctionAttributes(*fn_);
   // Scratch makes frames of up to kMaxScratchBytes: probing each page as the
   // frame grows turns an overflow into a fault on the guard page, where an
   // unprobed frame could jump over it into another thread's stack.
@@ -291,16 +295,10 @@ void KernelCodeGen::emitStore(const Operation &op) {
                              b_.CreateVectorSplat(1, mask));
       return;
     }
-    if (operandStride(op, 0) == std::optional<int64_t>(1)) {
-      llvm::Value *base = evalOperand(op, 0, coords, false);
-      if (mask)
-        b_.CreateMaskedStore(value, base, align, mask);
-      else
-        b_.CreateAlignedStore(value, base, align);
-      return;
-    }
-    llvm::Value *ptrs = evalOperand(op, 0, coords, true);
-    b_.CreateMaskedScatter(value, ptrs, align, mask ? mask : allTrueMask());
+    if (operandStride(op, 0) == std::optional<int64_t>(1))
+      storeStrip(value, evalOperand(op, 0, coords, false), align, mask);
+    else
+      scatterStrip(value, evalOperand(op, 0, coords, true), align, mask);
   });
 }
 
@@ -456,6 +454,14 @@ void KernelCodeGen::emitIf(const Operation &op) {
 
 void KernelCodeGen::emitCountedLoop(llvm::Value *begin, llvm::Value *end, llvm::Value *step,
                                     const std::function<void(llvm::Value *)> &body) {
+  emitLoop(begin, end, [&](llvm::Value *iv) {
+    body(iv);
+    return b_.CreateAdd(iv, step);
+  });
+}
+
+void KernelCodeGen::emitLoop(llvm::Value *begin, llvm::Value *end,
+                             const std::function<llvm::Value *(llvm::Value *)> &body) {
   llvm::BasicBlock *pre = b_.GetInsertBlock();
   auto *header = llvm::BasicBlock::Create(ctx_, "strip.header", fn_);
   auto *loopBody = llvm::BasicBlock::Create(ctx_, "strip.body", fn_);
@@ -466,8 +472,8 @@ void KernelCodeGen::emitCountedLoop(llvm::Value *begin, llvm::Value *end, llvm::
   iv->addIncoming(begin, pre);
   b_.CreateCondBr(b_.CreateICmpSLT(iv, end), loopBody, exit);
   b_.SetInsertPoint(loopBody);
-  body(iv);
-  iv->addIncoming(b_.CreateAdd(iv, step), b_.GetInsertBlock());
+  llvm::Value *next = body(iv);
+  iv->addIncoming(next, b_.GetInsertBlock());
   llvm::Instruction *latch = b_.CreateBr(header);
   // Unrolling a strip loop fully would make code size, and compile time, grow
   // with the block size (DESIGN.md, principle 1); a strip is already a full
@@ -511,6 +517,29 @@ void KernelCodeGen::forEachStripOfRow(int64_t length,
   if (length == 1)
     return run(i64(0), false, nullptr);
   llvm::Value *lengthValue = i64(length);
+  if (isa_.tailPredication() == TailPredication::VectorLength) {
+    // Strip-mined: each strip covers min(remaining, lanes) elements.
+    emitLoop(i64(0), lengthValue, [&](llvm::Value *column) {
+      tailEvl_ = b_.CreateIntrinsic(
+          llvm::Intrinsic::experimental_get_vector_length, {b_.getInt64Ty()},
+          {b_.CreateSub(lengthValue, column), b_.getInt32(stripCount_.getKnownMinValue()),
+           b_.getInt1(stripCount_.isScalable())});
+      llvm::Value *next = b_.CreateAdd(column, b_.CreateZExt(tailEvl_, b_.getInt64Ty()));
+      run(column, true, nullptr);
+      tailEvl_ = nullptr;
+      return next;
+    });
+    return;
+  }
+  auto activeLaneMask = [&](llvm::Value *column) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::get_active_lane_mask,
+                              {vectorOf(b_.getInt1Ty()), b_.getInt64Ty()}, {column, lengthValue});
+  };
+  if (isa_.tailPredication() == TailPredication::PredicatedLoop) {
+    emitCountedLoop(i64(0), lengthValue, stripLanes_,
+                    [&](llvm::Value *column) { run(column, true, activeLaneMask(column)); });
+    return;
+  }
   if (!stripCount_.isScalable()) {
     int64_t lanes = stripCount_.getFixedValue();
     int64_t full = length / lanes * lanes;
@@ -519,12 +548,8 @@ void KernelCodeGen::forEachStripOfRow(int64_t length,
     else if (full > 0)
       emitCountedLoop(i64(0), i64(full), i64(lanes),
                       [&](llvm::Value *j) { run(j, true, nullptr); });
-    if (full < length) {
-      llvm::Value *mask =
-          b_.CreateIntrinsic(llvm::Intrinsic::get_active_lane_mask,
-                             {vectorOf(b_.getInt1Ty()), b_.getInt64Ty()}, {i64(full), lengthValue});
-      run(i64(full), true, mask);
-    }
+    if (full < length)
+      run(i64(full), true, activeLaneMask(i64(full)));
     return;
   }
   // Scalable: the strip width is known only at run time.
@@ -534,10 +559,7 @@ void KernelCodeGen::forEachStripOfRow(int64_t length,
   auto *done = llvm::BasicBlock::Create(ctx_, "strip.done", fn_);
   b_.CreateCondBr(b_.CreateICmpSLT(full, lengthValue), tail, done);
   b_.SetInsertPoint(tail);
-  llvm::Value *mask =
-      b_.CreateIntrinsic(llvm::Intrinsic::get_active_lane_mask,
-                         {vectorOf(b_.getInt1Ty()), b_.getInt64Ty()}, {full, lengthValue});
-  run(full, true, mask);
+  run(full, true, activeLaneMask(full));
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }

@@ -1,10 +1,12 @@
 //===- CodeGen.h - Block IR kernels to LLVM IR ------------------*- C++ -*-===//
 //
 // Each block op becomes a loop over register-sized strips of its last
-// dimension (nested scalar loops walk the other dimensions). A strip has
-// Target::lanes(f32) lanes: a constant on fixed-width targets, vscale times a
-// constant on RVV and SVE. Full strips run unmasked; the one tail strip of a
-// row runs under an active-lane mask, never as scalar code.
+// dimension (nested scalar loops walk the other dimensions). The target's
+// IsaLowering sizes a kernel's strips from its widest element and register
+// pressure: a constant number of lanes on fixed-width targets, vscale times a
+// constant on RVV and SVE. The tail of a row is never scalar code: it runs
+// under an active-lane mask, or, on ISAs that strip-mine by vector length,
+// every strip sets its own length.
 //
 // Virtual values (see FusionPlan.h) are evaluated per strip by eval(), which
 // recurses through their defining ops, so a fused chain is one loop body.
@@ -16,6 +18,7 @@
 #include "FusionPlan.h"
 #include "blockc/frontend/IR.h"
 #include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/IsaLowering.h"
 #include "blockc/targets/Sleef.h"
 #include "blockc/targets/Target.h"
 
@@ -39,9 +42,13 @@ inline llvm::Type *sameShape(llvm::Type *like, llvm::Type *element) {
   return element;
 }
 
+/// The SLEEF function a float op is, if any (sigmoid is not one, but calls exp).
+std::optional<MathFn> sleefFunction(OpKind kind);
+
 class KernelCodeGen {
 public:
-  KernelCodeGen(const Target &target, llvm::Module &module, const CompileOptions &options);
+  KernelCodeGen(const Target &target, const IsaLowering &isa, llvm::Module &module,
+                const CompileOptions &options);
 
   /// Emits `void @name(ptr args, i32 pid_x, pid_y, pid_z, grid_x, grid_y, grid_z)`
   /// with `plan` deciding which block values live in scratch, and the constant
@@ -74,12 +81,29 @@ private:
   // --- Loops (CodeGen.cpp) ---
   void emitCountedLoop(llvm::Value *begin, llvm::Value *end, llvm::Value *step,
                        const std::function<void(llvm::Value *)> &body);
+  /// A loop from `begin` while below `end` whose body returns the next value
+  /// of the induction variable.
+  void emitLoop(llvm::Value *begin, llvm::Value *end,
+                const std::function<llvm::Value *(llvm::Value *)> &body);
   /// Runs `body` for every strip of `shape`: coords[rank-1] is the strip's
   /// first column; `vector` is false when the last dimension is 1 (one
   /// element per call). Sets tailMask_ for the tail strip.
   void forEachStrip(const Shape &shape, const std::function<void(const Coords &, bool)> &body);
   void forEachStripOfRow(int64_t length, const std::function<void(llvm::Value *, bool)> &body);
   void forEachElement(const Shape &shape, const std::function<void(const Coords &)> &body);
+
+  // --- Predicated memory access of strips (CodeGenMemory.cpp) ---
+  /// Under `mask` (null: every lane) and, when the strip sets its vector
+  /// length, only its first tailEvl_ lanes. Masked-off lanes of a load are
+  /// `passthru` (null: undefined).
+  llvm::Value *loadStrip(llvm::Type *type, llvm::Value *ptr, llvm::Align align, llvm::Value *mask,
+                         llvm::Value *passthru);
+  void storeStrip(llvm::Value *value, llvm::Value *ptr, llvm::Align align, llvm::Value *mask);
+  llvm::Value *gatherStrip(llvm::Type *type, llvm::Value *ptrs, llvm::Align align,
+                           llvm::Value *mask, llvm::Value *passthru);
+  void scatterStrip(llvm::Value *value, llvm::Value *ptrs, llvm::Align align, llvm::Value *mask);
+  /// The lanes of the current strip inside its row, or null when all are.
+  llvm::Value *activeLanes();
 
   // --- Evaluation of strips and elements (CodeGenEval.cpp) ---
   llvm::Value *eval(const Value *v, const Coords &coords, bool vector);
@@ -121,6 +145,9 @@ private:
   // --- Math (MathLowering.cpp) ---
   llvm::Value *emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
   llvm::Value *callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
+  /// `fn` on each half of the strips `args`, joined: for strips wider than
+  /// any SLEEF variant of the ISA.
+  llvm::Value *callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
 
   // --- Types and small helpers ---
   llvm::Type *scalarType(ScalarKind kind);
@@ -143,6 +170,7 @@ private:
   llvm::Value *allTrueMask();
 
   const Target &target_;
+  const IsaLowering &isa_;
   llvm::Module &module_;
   llvm::LLVMContext &ctx_;
   const CompileOptions &options_;
@@ -157,8 +185,12 @@ private:
   /// Lanes per strip: an i64 constant, or vscale times one.
   llvm::Value *stripLanes_ = nullptr;
   llvm::ElementCount stripCount_;
-  /// Active lanes of the strip being emitted; null when all are.
+  /// Active lanes of the strip being emitted; null when all are (or when
+  /// tailEvl_ says which are).
   llvm::Value *tailMask_ = nullptr;
+  /// The vector length (i32) of the strip being emitted when the ISA
+  /// strip-mines by vector length; null otherwise.
+  llvm::Value *tailEvl_ = nullptr;
   /// Bounds checks: the parameter each pointer value derives from (-1:
   /// several or unknown), each pointer parameter's extent in bytes, the report.
   std::unordered_map<const Value *, int> pointerOrigin_;

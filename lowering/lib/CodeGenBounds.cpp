@@ -120,6 +120,8 @@ void KernelCodeGen::checkAccess(const Operation &op, llvm::Value *pointers, llvm
   llvm::Type *memTy = memoryType(Type::scalar(pointer->type().kind()));
   int64_t elementBytes = int64_t(module_.getDataLayout().getTypeAllocSize(memTy));
   bool vector = pointers->getType()->isVectorTy();
+  if (vector)
+    mask = andMasks(mask, activeLanes());
   llvm::Type *i64 = vector ? vectorOf(b_.getInt64Ty()) : b_.getInt64Ty();
   auto constant = [&](int64_t v) { return llvm::ConstantInt::get(i64, v, true); };
   auto broadcast = [&](llvm::Value *s) { return vector ? splat(s) : s; };

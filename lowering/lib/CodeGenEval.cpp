@@ -22,13 +22,8 @@ llvm::Value *KernelCodeGen::loadBuffer(llvm::Value *buffer, const Type &type, co
   llvm::Type *memTy = memoryType(type);
   llvm::Value *ptr = b_.CreateGEP(memTy, buffer, linearIndex(type.shape(), coords));
   llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
-  llvm::Value *value;
-  if (!vector)
-    value = b_.CreateAlignedLoad(memTy, ptr, align);
-  else if (tailMask_)
-    value = b_.CreateMaskedLoad(vectorOf(memTy), ptr, align, tailMask_);
-  else
-    value = b_.CreateAlignedLoad(vectorOf(memTy), ptr, align);
+  llvm::Value *value = vector ? loadStrip(vectorOf(memTy), ptr, align, tailMask_, nullptr)
+                              : b_.CreateAlignedLoad(memTy, ptr, align);
   return fromMemory(value, type);
 }
 
@@ -38,8 +33,8 @@ void KernelCodeGen::storeBuffer(llvm::Value *buffer, const Type &type, const Coo
   value = toMemory(value, type);
   llvm::Value *ptr = b_.CreateGEP(memTy, buffer, linearIndex(type.shape(), coords));
   llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
-  if (vector && tailMask_)
-    b_.CreateMaskedStore(value, ptr, align, tailMask_);
+  if (vector)
+    storeStrip(value, ptr, align, tailMask_);
   else
     b_.CreateAlignedStore(value, ptr, align);
 }
@@ -158,16 +153,12 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
   } else {
     std::optional<int64_t> stride = operandStride(op, 0);
     if (stride == std::optional<int64_t>(1)) {
-      llvm::Value *base = evalOperand(op, 0, coords, false);
-      if (mask)
-        value = b_.CreateMaskedLoad(loadTy, base, align, mask, passthru);
-      else
-        value = b_.CreateAlignedLoad(loadTy, base, align);
+      value = loadStrip(loadTy, evalOperand(op, 0, coords, false), align, mask, passthru);
     } else if (stride == std::optional<int64_t>(0) && !mask) {
       value = splat(b_.CreateAlignedLoad(memTy, evalOperand(op, 0, coords, false), align));
     } else {
       llvm::Value *ptrs = evalOperand(op, 0, coords, true);
-      value = b_.CreateMaskedGather(loadTy, ptrs, align, mask ? mask : allTrueMask(), passthru);
+      value = gatherStrip(loadTy, ptrs, align, mask, passthru);
     }
   }
   return fromMemory(value, resultType);

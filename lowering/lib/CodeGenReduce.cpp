@@ -85,8 +85,8 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
         Coords coords = rowCoords;
         coords.push_back(column);
         llvm::Value *x = widen(eval(src, coords, isVector));
-        if (tailMask_)
-          x = b_.CreateSelect(tailMask_, x, splat(identity));
+        if (llvm::Value *active = activeLanes())
+          x = b_.CreateSelect(active, x, splat(identity));
         llvm::Value *idx = b_.CreateTrunc(column, b_.getInt32Ty());
         if (isVector)
           idx = b_.CreateAdd(splat(idx), b_.CreateStepVector(idxTy));

@@ -18,31 +18,6 @@ namespace blockc {
 
 namespace {
 
-std::optional<MathFn> sleefFunction(OpKind kind) {
-  switch (kind) {
-  case OpKind::Exp:
-    return MathFn::Exp;
-  case OpKind::Exp2:
-    return MathFn::Exp2;
-  case OpKind::Log:
-    return MathFn::Log;
-  case OpKind::Log2:
-    return MathFn::Log2;
-  case OpKind::Sin:
-    return MathFn::Sin;
-  case OpKind::Cos:
-    return MathFn::Cos;
-  case OpKind::Tanh:
-    return MathFn::Tanh;
-  case OpKind::Erf:
-    return MathFn::Erf;
-  case OpKind::Pow:
-    return MathFn::Pow;
-  default:
-    return std::nullopt;
-  }
-}
-
 llvm::Intrinsic::ID fallbackIntrinsic(MathFn fn) {
   switch (fn) {
   case MathFn::Exp:
@@ -69,36 +44,64 @@ llvm::Intrinsic::ID fallbackIntrinsic(MathFn fn) {
 
 } // namespace
 
+std::optional<MathFn> sleefFunction(OpKind kind) {
+  switch (kind) {
+  case OpKind::Exp:
+    return MathFn::Exp;
+  case OpKind::Exp2:
+    return MathFn::Exp2;
+  case OpKind::Log:
+    return MathFn::Log;
+  case OpKind::Log2:
+    return MathFn::Log2;
+  case OpKind::Sin:
+    return MathFn::Sin;
+  case OpKind::Cos:
+    return MathFn::Cos;
+  case OpKind::Tanh:
+    return MathFn::Tanh;
+  case OpKind::Erf:
+    return MathFn::Erf;
+  case OpKind::Pow:
+    return MathFn::Pow;
+  default:
+    return std::nullopt;
+  }
+}
+
 llvm::Value *KernelCodeGen::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args,
                                       ScalarKind elem) {
   llvm::Type *type = args[0]->getType();
   auto *vecTy = llvm::dyn_cast<llvm::VectorType>(type);
   if (vecTy) {
-    unsigned lanes = vecTy->getElementCount().getKnownMinValue();
-    if (auto name = sleefVectorName(fn, elem, lanes, target_, options_.fastMath)) {
+    llvm::ElementCount count = vecTy->getElementCount();
+    unsigned lanes = count.getKnownMinValue();
+    bool scalable = count.isScalable();
+    auto variant = [&](unsigned n) {
+      return sleefVectorName(fn, elem, n, scalable, target_, options_.fastMath);
+    };
+    if (auto name = variant(lanes)) {
       llvm::SmallVector<llvm::Type *, 2> params(args.size(), type);
       auto callee =
           module_.getOrInsertFunction(*name, llvm::FunctionType::get(type, params, false));
       return b_.CreateCall(callee, args);
     }
-    // Split a fixed strip in halves until SLEEF has a variant of that width.
-    if (!vecTy->isScalableTy() && lanes > 1 && lanes % 2 == 0) {
-      llvm::SmallVector<int, 32> lo, hi, all;
-      for (unsigned i = 0; i < lanes / 2; ++i) {
-        lo.push_back(i);
-        hi.push_back(i + lanes / 2);
-      }
-      for (unsigned i = 0; i < lanes; ++i)
-        all.push_back(i);
-      if (sleefVectorName(fn, elem, lanes / 2, target_, options_.fastMath) || lanes > 2) {
-        llvm::SmallVector<llvm::Value *, 2> loArgs, hiArgs;
-        for (llvm::Value *arg : args) {
-          loArgs.push_back(b_.CreateShuffleVector(arg, lo));
-          hiArgs.push_back(b_.CreateShuffleVector(arg, hi));
-        }
-        return b_.CreateShuffleVector(callSleef(fn, loArgs, elem), callSleef(fn, hiArgs, elem),
-                                      all);
-      }
+    bool narrower = false, wider = false;
+    for (unsigned n = lanes / 2; n >= 1 && lanes % 2 == 0 && !narrower; n /= 2)
+      narrower = variant(n).has_value();
+    for (unsigned n = lanes * 2; n <= 64 && !wider; n *= 2)
+      wider = variant(n).has_value();
+    if (narrower)
+      return callSleefOnHalves(fn, args, elem);
+    if (wider && scalable) {
+      // A strip narrower than any SLEEF variant (f32 in a kernel sized for
+      // f64): run it in the low half of a strip twice as wide.
+      auto *wideTy = llvm::VectorType::get(vecTy->getElementType(), count * 2);
+      llvm::SmallVector<llvm::Value *, 2> wideArgs;
+      for (llvm::Value *arg : args)
+        wideArgs.push_back(
+            b_.CreateInsertVector(wideTy, llvm::PoisonValue::get(wideTy), arg, uint64_t(0)));
+      return b_.CreateExtractVector(type, callSleef(fn, wideArgs, elem), uint64_t(0));
     }
   }
   if (fn == MathFn::Erf) {
@@ -109,8 +112,7 @@ llvm::Value *KernelCodeGen::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> a
                                            llvm::FunctionType::get(scalar, {scalar}, false));
     if (!vecTy)
       return b_.CreateCall(erf, args);
-    if (vecTy->isScalableTy())
-      return b_.CreateCall(erf, args); // unreachable: RVV and SVE targets have SLEEF erf
+    assert(!vecTy->isScalableTy() && "every scalable ISA has SLEEF variants to split or pad to");
     llvm::Value *out = llvm::PoisonValue::get(type);
     unsigned lanes = vecTy->getElementCount().getFixedValue();
     for (unsigned i = 0; i < lanes; ++i)
@@ -119,6 +121,22 @@ llvm::Value *KernelCodeGen::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> a
     return out;
   }
   return b_.CreateIntrinsic(fallbackIntrinsic(fn), {type}, args);
+}
+
+llvm::Value *KernelCodeGen::callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Value *> args,
+                                              ScalarKind elem) {
+  auto *type = llvm::cast<llvm::VectorType>(args[0]->getType());
+  llvm::ElementCount half = type->getElementCount().divideCoefficientBy(2);
+  auto *halfTy = llvm::VectorType::get(type->getElementType(), half);
+  uint64_t upper = half.getKnownMinValue();
+  llvm::SmallVector<llvm::Value *, 2> lo, hi;
+  for (llvm::Value *arg : args) {
+    lo.push_back(b_.CreateExtractVector(halfTy, arg, uint64_t(0)));
+    hi.push_back(b_.CreateExtractVector(halfTy, arg, upper));
+  }
+  llvm::Value *joined = b_.CreateInsertVector(type, llvm::PoisonValue::get(type),
+                                              callSleef(fn, lo, elem), uint64_t(0));
+  return b_.CreateInsertVector(type, joined, callSleef(fn, hi, elem), upper);
 }
 
 llvm::Value *KernelCodeGen::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args,

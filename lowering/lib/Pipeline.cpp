@@ -78,6 +78,32 @@ bool selectKernels(Module &module, const std::vector<std::string> &wanted, std::
   return true;
 }
 
+/// The first block value of `region` whose elements the ISA cannot carry,
+/// with the reason; null when there is none.
+const Value *findUnsupportedElement(const Region &region, const IsaLowering &isa,
+                                    std::string &reason) {
+  auto check = [&](const Value &v) {
+    if (!v.type().isBlock() || v.type().isPointer())
+      return false;
+    std::optional<std::string> why = isa.unsupportedElement(v.type().kind());
+    if (why)
+      reason = *why;
+    return why.has_value();
+  };
+  for (const auto &arg : region.args)
+    if (check(*arg))
+      return arg.get();
+  for (const auto &op : region.ops) {
+    for (const auto &r : op->results)
+      if (check(*r))
+        return r.get();
+    for (const auto &inner : op->regions)
+      if (const Value *v = findUnsupportedElement(*inner, isa, reason))
+        return v;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 std::optional<CompiledModule> compileSource(const SourceFile &source, const CompileOptions &options,
@@ -125,10 +151,17 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
   llvm::Module llvmModule(source.name, context);
   llvmModule.setTargetTriple(machine->getTargetTriple());
   llvmModule.setDataLayout(machine->createDataLayout());
+  std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
   CompiledModule result;
   for (size_t i = 0; i < module->functions.size(); ++i) {
     Function &fn = *module->functions[i];
-    KernelCodeGen codegen(target, llvmModule, options);
+    std::string reason;
+    if (const Value *v = findUnsupportedElement(fn.body, *isa, reason)) {
+      diags.error(v->loc(), "%" + v->name() + " (" + v->type().str() +
+                                ") cannot be lowered for target '" + target.name + "': " + reason);
+      return std::nullopt;
+    }
+    KernelCodeGen codegen(target, *isa, llvmModule, options);
     codegen.emitKernel(fn, plans[i]);
     if (codegen.scratchBytes() > kMaxScratchBytes) {
       diags.error(fn.loc,

@@ -25,23 +25,26 @@ const FnInfo &info(MathFn fn) {
 }
 
 /// One row per SLEEF ISA variant: usable when the target has `feature` and
-/// the strip is `bits` wide (0: scalable, lanes written as `x`).
-struct IsaInfo {
+/// the strip holds `bits` bits, times vscale when `scalable` (SLEEF then
+/// writes the lanes as `x`). `registerGroup` is the RVV LMUL the variant
+/// takes; 1 elsewhere.
+struct IsaVariant {
   Arch arch;
   Feature feature;
+  bool scalable;
   unsigned bits;
+  unsigned registerGroup;
   std::string_view suffix;
 };
 
-constexpr IsaInfo kIsas[] = {
-    {Arch::X86_64, Feature::AVX512F, 512, "avx512f"},
-    {Arch::X86_64, Feature::AVX2, 256, "avx2"},
-    {Arch::X86_64, Feature::SSE42, 128, "sse4"},
-    {Arch::AArch64, Feature::SVE, 0, "sve"},
-    {Arch::AArch64, Feature::NEON, 128, "advsimd"},
-    // RVV register groups: m1 holds 64 bits per vscale unit, m2 twice that.
-    {Arch::RISCV64, Feature::RVV, 64, "rvvm1"},
-    {Arch::RISCV64, Feature::RVV, 128, "rvvm2"},
+constexpr IsaVariant kVariants[] = {
+    {Arch::X86_64, Feature::AVX512F, false, 512, 1, "avx512f"},
+    {Arch::X86_64, Feature::AVX2, false, 256, 1, "avx2"},
+    {Arch::X86_64, Feature::SSE42, false, 128, 1, "sse4"},
+    {Arch::AArch64, Feature::SVE, true, 128, 1, "sve"},
+    {Arch::AArch64, Feature::NEON, false, 128, 1, "advsimd"},
+    {Arch::RISCV64, Feature::RVV, true, 64, 1, "rvvm1"},
+    {Arch::RISCV64, Feature::RVV, true, 128, 2, "rvvm2"},
 };
 
 } // namespace
@@ -58,21 +61,17 @@ double sleefUlpBound(MathFn fn, bool fastMath) {
 }
 
 std::optional<std::string> sleefVectorName(MathFn fn, ScalarKind kind, unsigned lanes,
-                                           const Target &target, bool fastMath) {
+                                           bool scalable, const Target &target, bool fastMath) {
   if (kind != ScalarKind::F32 && kind != ScalarKind::F64)
     return std::nullopt;
   unsigned bits = lanes * bitWidth(kind);
-  for (const IsaInfo &isa : kIsas) {
-    if (isa.arch != target.arch || !target.has(isa.feature))
-      continue;
-    bool scalableRow = isa.bits == 0 || target.arch == Arch::RISCV64;
-    if (scalableRow != target.scalable)
-      continue;
-    if (isa.bits != 0 && isa.bits != bits)
+  for (const IsaVariant &isa : kVariants) {
+    if (isa.arch != target.arch || !target.has(isa.feature) || isa.scalable != scalable ||
+        isa.bits != bits)
       continue;
     std::string name = "Sleef_" + std::string(info(fn).name);
     name += kind == ScalarKind::F32 ? "f" : "d";
-    name += target.scalable ? "x" : std::to_string(lanes);
+    name += scalable ? "x" : std::to_string(lanes);
     name += fastMath && info(fn).hasU35 ? "_u35" : "_u10";
     return name + std::string(isa.suffix);
   }

@@ -37,6 +37,7 @@ constexpr FeatureInfo kFeatureInfo[] = {
     {Feature::BF16, "bf16"},
     {Feature::DotProd, "dotprod"},
     {Feature::I8MM, "i8mm"},
+    {Feature::FullFP16, "fullfp16"},
     {Feature::M, "m"},
     {Feature::A, "a"},
     {Feature::C, "c"},
@@ -45,6 +46,10 @@ constexpr FeatureInfo kFeatureInfo[] = {
     {Feature::Zfh, "zfh"},
     {Feature::Zba, "zba"},
     {Feature::Zbb, "zbb"},
+    {Feature::Zbs, "zbs"},
+    {Feature::Zbc, "zbc"},
+    {Feature::Zicond, "zicond"},
+    {Feature::Zvl256b, "zvl256b"},
     {Feature::XSMTVDot, "xsmtvdot"},
 };
 
@@ -56,25 +61,38 @@ std::string llvmFeatureString(const FeatureSet &set) {
   return out;
 }
 
-Target makeTarget(std::string name, std::string description, Arch arch, std::string triple,
-                  std::string cpu, FeatureSet features, unsigned vectorBits, bool scalable,
-                  unsigned registers) {
+/// The fields every named target sets; the rest keep Target's defaults.
+struct TargetSpec {
+  const char *name;
+  const char *description;
+  Arch arch;
+  const char *triple;
+  const char *cpu;
+  FeatureSet features;
+  unsigned vectorBits;
+  bool scalable;
+  unsigned vectorRegisters;
+  const char *tuneCpu = "";
+  unsigned fixedVscale = 0;
+};
+
+Target makeTarget(const TargetSpec &spec) {
   Target t;
-  t.name = std::move(name);
-  t.description = std::move(description);
-  t.arch = arch;
-  t.triple = std::move(triple);
-  t.cpu = std::move(cpu);
-  t.features = features;
-  t.llvmFeatures = llvmFeatureString(features);
-  t.vectorBits = vectorBits;
-  t.scalable = scalable;
-  t.vectorRegisters = registers;
+  t.name = spec.name;
+  t.description = spec.description;
+  t.arch = spec.arch;
+  t.triple = spec.triple;
+  t.cpu = spec.cpu;
+  t.tuneCpu = spec.tuneCpu;
+  t.features = spec.features;
+  t.llvmFeatures = llvmFeatureString(spec.features);
+  t.vectorBits = spec.vectorBits;
+  t.scalable = spec.scalable;
+  t.fixedVscale = spec.fixedVscale;
+  t.vectorRegisters = spec.vectorRegisters;
   return t;
 }
 
-const FeatureSet kX86V3 = {Feature::SSE42, Feature::AVX, Feature::AVX2, Feature::FMA,
-                           Feature::F16C};
 FeatureSet withAll(FeatureSet base, std::initializer_list<Feature> more) {
   for (Feature f : more)
     base.add(f);
@@ -83,24 +101,52 @@ FeatureSet withAll(FeatureSet base, std::initializer_list<Feature> more) {
 
 std::vector<Target> namedTargets() {
   const char *x86 = "x86_64-unknown-linux-gnu";
-  FeatureSet v4 =
-      withAll(kX86V3, {Feature::AVX512F, Feature::AVX512BW, Feature::AVX512DQ, Feature::AVX512VL});
-  FeatureSet spr = withAll(v4, {Feature::AVX512BF16, Feature::AVX512FP16, Feature::AVX512VNNI,
-                                Feature::AMXTile, Feature::AMXBF16, Feature::AMXINT8});
+  const char *riscv = "riscv64-unknown-linux-gnu";
+  const char *arm = "aarch64-unknown-linux-gnu";
+  const FeatureSet v3 = {Feature::SSE42, Feature::AVX, Feature::AVX2, Feature::FMA, Feature::F16C};
+  const FeatureSet v4 =
+      withAll(v3, {Feature::AVX512F, Feature::AVX512BW, Feature::AVX512DQ, Feature::AVX512VL});
+  const FeatureSet spr = withAll(v4, {Feature::AVX512BF16, Feature::AVX512FP16, Feature::AVX512VNNI,
+                                      Feature::AMXTile, Feature::AMXBF16, Feature::AMXINT8});
+  // RVV registers hold vscale x 64 bits (VLEN = 64 x vscale), SVE registers
+  // vscale x 128 bits.
+  const FeatureSet rv64gcv = {Feature::M, Feature::A, Feature::C, Feature::RVV};
+  // The X60's ISA as QEMU 7.2 runs it: everything but zicond and xsmtvdot.
+  const FeatureSet x60Emulated =
+      withAll(rv64gcv, {Feature::Zba, Feature::Zbb, Feature::Zbs, Feature::Zbc, Feature::Zfh,
+                        Feature::Zvfh, Feature::Zvl256b});
+  const FeatureSet x60 = withAll(x60Emulated, {Feature::Zicond, Feature::XSMTVDot});
+  const FeatureSet sve = {Feature::NEON, Feature::FullFP16, Feature::SVE};
   return {
-      makeTarget("x86-64-v3", "AVX2 + FMA, 256-bit vectors", Arch::X86_64, x86, "x86-64-v3", kX86V3,
-                 256, false, 16),
-      makeTarget("x86-64-v4", "AVX-512 (F, BW, DQ, VL), 512-bit vectors", Arch::X86_64, x86,
-                 "x86-64-v4", v4, 512, false, 32),
-      makeTarget("sapphirerapids", "AVX-512 with BF16/FP16/VNNI, AMX tiles", Arch::X86_64, x86,
-                 "sapphirerapids", spr, 512, false, 32),
-      // LMUL=1 strips: 64 bits per vscale unit, so <vscale x 2 x float> is one
-      // register at any VLEN; the code is vector-length agnostic.
-      makeTarget("riscv64-rvv", "RV64GCV, scalable vectors (VLEN >= 128)", Arch::RISCV64,
-                 "riscv64-unknown-linux-gnu", "generic-rv64",
-                 {Feature::M, Feature::A, Feature::C, Feature::RVV, Feature::Zba, Feature::Zbb,
-                  Feature::Zfh, Feature::Zvfh},
-                 64, true, 32),
+      makeTarget({"x86-64-v3", "AVX2 + FMA, 256-bit vectors", Arch::X86_64, x86, "x86-64-v3", v3,
+                  256, false, 16}),
+      makeTarget({"x86-64-v4", "AVX-512 (F, BW, DQ, VL), 512-bit vectors", Arch::X86_64, x86,
+                  "x86-64-v4", v4, 512, false, 32}),
+      makeTarget({"sapphirerapids", "AVX-512 with BF16/FP16/VNNI, AMX tiles", Arch::X86_64, x86,
+                  "sapphirerapids", spr, 512, false, 32}),
+      makeTarget({"spacemit-k1", "SpacemiT K1 (X60 cores): RVV 1.0 at VLEN 256, IME dot unit",
+                  Arch::RISCV64, riscv, "spacemit-x60", x60, 64, true, 32}),
+      makeTarget({"spacemit-k1-qemu",
+                  "the K1's ISA minus zicond and xsmtvdot, which QEMU 7.2 cannot run; tuned "
+                  "for the X60",
+                  Arch::RISCV64, riscv, "generic-rv64", x60Emulated, 64, true, 32, "spacemit-x60"}),
+      makeTarget({"rv64gcv", "RV64GCV: RVV 1.0, vector-length agnostic (VLEN >= 128)",
+                  Arch::RISCV64, riscv, "generic-rv64", rv64gcv, 64, true, 32}),
+      makeTarget({"armv8.2-a+sve", "AArch64 SVE, vector-length agnostic (128 to 2048 bits)",
+                  Arch::AArch64, arm, "generic", sve, 128, true, 32}),
+      makeTarget({"neoverse-v1", "Arm Neoverse V1: 256-bit SVE with BF16 and I8MM", Arch::AArch64,
+                  arm, "neoverse-v1",
+                  withAll(sve, {Feature::BF16, Feature::DotProd, Feature::I8MM}), 128, true, 32, "",
+                  2}),
+      makeTarget({"armv8-a",
+                  "AArch64 NEON (Advanced SIMD), 128-bit vectors",
+                  Arch::AArch64,
+                  arm,
+                  "generic",
+                  {Feature::NEON},
+                  128,
+                  false,
+                  32}),
   };
 }
 
@@ -127,6 +173,7 @@ Target detectHost() {
   case llvm::Triple::aarch64:
     t.arch = Arch::AArch64;
     t.vectorBits = 128;
+    t.scalable = features.has(Feature::SVE);
     t.vectorRegisters = 32;
     break;
   case llvm::Triple::riscv64:

@@ -53,16 +53,16 @@ TEST(HostCompatibility, FeaturesTheHostDoesNotReportAreNotCompared) {
 
 TEST(HostCompatibility, AnotherArchitectureIsNeverRunnable) {
   EXPECT_FALSE(missingFeatures(named("x86-64-v3"), "aarch64-unknown-linux-gnu", {}).empty());
-  EXPECT_FALSE(missingFeatures(named("riscv64-rvv"), "x86_64-pc-linux-gnu", {}).empty());
+  EXPECT_FALSE(missingFeatures(named("rv64gcv"), "x86_64-pc-linux-gnu", {}).empty());
   // The same architecture with every extension the target names runs it.
   // RISC-V and AArch64 hosts list only what they have, so an extension they
   // do not list is missing.
   llvm::StringMap<bool> rvv;
   for (const char *f : {"m", "a", "c", "v", "zba", "zbb", "zfh", "zvfh"})
     rvv[f] = true;
-  EXPECT_TRUE(missingFeatures(named("riscv64-rvv"), "riscv64-unknown-linux-gnu", rvv).empty());
+  EXPECT_TRUE(missingFeatures(named("rv64gcv"), "riscv64-unknown-linux-gnu", rvv).empty());
   rvv.erase("v");
-  EXPECT_EQ(missingFeatures(named("riscv64-rvv"), "riscv64-unknown-linux-gnu", rvv),
+  EXPECT_EQ(missingFeatures(named("rv64gcv"), "riscv64-unknown-linux-gnu", rvv),
             std::vector<std::string>{"v"});
 }
 

@@ -136,17 +136,35 @@ INSTANTIATE_TEST_SUITE_P(Ops, MathAccuracy,
                          caseName);
 
 TEST(SleefTable, NamesFollowSleefConvention) {
-  Target v4, rvv;
+  Target v4, rvv, sve, neon;
   std::string error;
   ASSERT_TRUE(lookupTarget("x86-64-v4", v4, error));
-  ASSERT_TRUE(lookupTarget("riscv64-rvv", rvv, error));
-  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F32, 16, v4, false),
+  ASSERT_TRUE(lookupTarget("rv64gcv", rvv, error));
+  ASSERT_TRUE(lookupTarget("armv8.2-a+sve", sve, error));
+  ASSERT_TRUE(lookupTarget("armv8-a", neon, error));
+  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F32, 16, false, v4, false),
             "Sleef_expf16_u10avx512f");
-  EXPECT_EQ(sleefVectorName(MathFn::Log, ScalarKind::F64, 8, v4, true), "Sleef_logd8_u35avx512f");
-  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F32, 2, rvv, false), "Sleef_expfx_u10rvvm1");
-  EXPECT_EQ(sleefVectorName(MathFn::Tanh, ScalarKind::F64, 2, rvv, false), "Sleef_tanhdx_u10rvvm2");
-  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F32, 32, v4, false).has_value());
-  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F16, 16, v4, false).has_value());
+  EXPECT_EQ(sleefVectorName(MathFn::Log, ScalarKind::F64, 8, false, v4, true),
+            "Sleef_logd8_u35avx512f");
+  // RVV: the register group is part of the key (vscale x 2 f32 is m1).
+  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F32, 2, true, rvv, false),
+            "Sleef_expfx_u10rvvm1");
+  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F32, 4, true, rvv, false),
+            "Sleef_expfx_u10rvvm2");
+  EXPECT_EQ(sleefVectorName(MathFn::Tanh, ScalarKind::F64, 2, true, rvv, false),
+            "Sleef_tanhdx_u10rvvm2");
+  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F32, 8, true, rvv, false).has_value());
+  // SVE's variant takes exactly one register: vscale x 128 bits.
+  EXPECT_EQ(sleefVectorName(MathFn::Erf, ScalarKind::F32, 4, true, sve, false),
+            "Sleef_erffx_u10sve");
+  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F64, 2, true, sve, false),
+            "Sleef_expdx_u10sve");
+  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F64, 4, true, sve, false).has_value());
+  EXPECT_EQ(sleefVectorName(MathFn::Exp, ScalarKind::F32, 4, false, neon, false),
+            "Sleef_expf4_u10advsimd");
+  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F32, 4, true, neon, false).has_value());
+  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F32, 32, false, v4, false).has_value());
+  EXPECT_FALSE(sleefVectorName(MathFn::Exp, ScalarKind::F16, 16, false, v4, false).has_value());
 }
 
 } // namespace

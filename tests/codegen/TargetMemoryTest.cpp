@@ -128,7 +128,15 @@ TEST(TargetMemory, NoTargetNeedsACompilerRuntimeHelper) {
       CompileOptions options;
       options.target = target;
       DiagnosticEngine diags;
-      EXPECT_TRUE(compileSource(file, options, EmitKind::Object, diags))
-          << target << " " << typeName(type) << ": " << formatDiagnostic(diags.diagnostic(), &file);
+      bool compiled = compileSource(file, options, EmitKind::Object, diags).has_value();
+      std::string message = formatDiagnostic(diags.diagnostic(), &file);
+      // RVV without zvfh has no f16 vectors at all; LLVM would crash on them.
+      if (target == "rv64gcv" && type == DType::F16) {
+        EXPECT_FALSE(compiled);
+        EXPECT_NE(message.find("masked.bir:"), std::string::npos) << message;
+        EXPECT_NE(message.find("need the zvfh extension"), std::string::npos) << message;
+        continue;
+      }
+      EXPECT_TRUE(compiled) << target << " " << typeName(type) << ": " << message;
     }
 }

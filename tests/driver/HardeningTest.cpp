@@ -114,7 +114,7 @@ TEST(Hardening, EveryPrintAfterStagePrints) {
 TEST(Hardening, DumpingAssemblyLeavesTheObjectUnchanged) {
   fs::path dir = freshDir("dump_object");
   std::string plain = (dir / "plain.o").string(), dumped = (dir / "dumped.o").string();
-  for (const std::string &target : {"x86-64-v4", "riscv64-rvv"}) {
+  for (const std::string &target : {"x86-64-v4", "rv64gcv"}) {
     ASSERT_EQ(runBlockc("compile " + kVectorAdd + " --target " + target + " -o " + plain).exitCode,
               0);
     ProcessResult r =
@@ -131,9 +131,9 @@ TEST(Hardening, DumpingAssemblyLeavesTheObjectUnchanged) {
 }
 
 TEST(Hardening, TargetsThisCpuCannotRunAreRefused) {
-  ProcessResult riscv = runBlockc(kRunVectorAdd + " --target riscv64-rvv");
+  ProcessResult riscv = runBlockc(kRunVectorAdd + " --target rv64gcv");
   EXPECT_EQ(riscv.exitCode, 1);
-  EXPECT_NE(riscv.err.find("target 'riscv64-rvv' generates riscv64 code, which cannot run on this "
+  EXPECT_NE(riscv.err.find("target 'rv64gcv' generates riscv64 code, which cannot run on this "
                            "x86_64 machine"),
             std::string::npos)
       << riscv.err;

@@ -135,8 +135,10 @@ int runTargets(const std::vector<std::string> &argv) {
               << ", vectors "
               << (t.scalable ? "scalable (vscale x " + std::to_string(t.vectorBits) + " bits)"
                              : std::to_string(t.vectorBits) + " bits")
-              << ", f32 lanes per strip " << (t.scalable ? "vscale x " : "")
-              << t.lanes(ScalarKind::F32) << "\n  features";
+              << ", f32 lanes per register " << (t.scalable ? "vscale x " : "")
+              << t.lanes(ScalarKind::F32)
+              << (t.fixedVscale ? ", vscale fixed at " + std::to_string(t.fixedVscale) : "")
+              << "\n  features";
     for (Feature f : t.features.list())
       std::cout << " " << featureName(f);
     std::cout << "\n";

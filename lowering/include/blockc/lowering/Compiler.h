@@ -18,7 +18,7 @@
 namespace blockc {
 
 struct CompileOptions {
-  /// A name from `blockc targets` (`host`, `x86-64-v4`, `riscv64-rvv`, ...).
+  /// A name from `blockc targets` (`host`, `x86-64-v4`, `rv64gcv`, ...).
   std::string target = "host";
   ConstexprBindings defines;
   /// Lets math ops use SLEEF's faster 3.5-ULP variants.

@@ -2,8 +2,8 @@
 //
 // SLEEF names its functions Sleef_<fn><f|d><lanes>_<ulp><isa>, for example
 // Sleef_expf16_u10avx512f or, for scalable vectors, Sleef_expfx_u10rvvm1. The
-// name is chosen from a table keyed by (function, element type, strip width,
-// target feature), so a new ISA is one row.
+// name is chosen from a table keyed by (function, element type, lanes, RVV
+// register group, ISA feature), so a new ISA variant is one row.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -24,10 +24,10 @@ unsigned mathFnArity(MathFn fn);
 double sleefUlpBound(MathFn fn, bool fastMath);
 
 /// The SLEEF function computing `fn` on a strip of `lanes` elements of `kind`
-/// (F32 or F64) for `target`, or nullopt when SLEEF has no variant for that
-/// width and ISA (the caller then splits the strip or uses a narrower one).
-/// `fastMath` picks the 3.5-ULP variant where SLEEF has one.
+/// (F32 or F64; times vscale when `scalable`) for `target`, or nullopt when
+/// SLEEF has no variant for that width and ISA (the caller then splits the
+/// strip). `fastMath` picks the 3.5-ULP variant where SLEEF has one.
 std::optional<std::string> sleefVectorName(MathFn fn, ScalarKind kind, unsigned lanes,
-                                           const Target &target, bool fastMath);
+                                           bool scalable, const Target &target, bool fastMath);
 
 } // namespace blockc

@@ -43,6 +43,7 @@ enum class Feature : uint8_t {
   BF16,
   DotProd,
   I8MM,
+  FullFP16,
   // RISC-V
   M, // integer multiply and divide
   A, // atomics
@@ -52,6 +53,10 @@ enum class Feature : uint8_t {
   Zfh,
   Zba,
   Zbb,
+  Zbs,
+  Zbc,
+  Zicond,
+  Zvl256b,
   XSMTVDot,
   Count
 };
@@ -81,17 +86,23 @@ struct Target {
   Arch arch = Arch::X86_64;
   std::string triple;
   std::string cpu;
+  /// The CPU whose scheduling model tunes the code when `cpu` names a generic
+  /// one (a subset of a real core's ISA, as spacemit-k1-qemu is); empty: `cpu`.
+  std::string tuneCpu;
   /// The LLVM feature string (`+avx2,+fma`), derived from `features` unless a
   /// detected host supplies its own.
   std::string llvmFeatures;
   FeatureSet features;
-  /// Bits of one vector register; for scalable targets, the bits per vscale
-  /// unit times the register group the lowering uses (LMUL on RVV).
+  /// Bits of one vector register; for scalable targets, the bits of one
+  /// vscale unit (64 on RVV, 128 on SVE): a register holds vscale times that.
   unsigned vectorBits = 128;
   bool scalable = false;
+  /// Scalable targets built for one vector length (neoverse-v1: 256-bit SVE)
+  /// fix vscale to this; 0 keeps the code correct at every length.
+  unsigned fixedVscale = 0;
   unsigned vectorRegisters = 16;
 
-  /// Lanes of `kind` in one strip (the minimum, times vscale, when scalable).
+  /// Lanes of `kind` in one vector register (times vscale when scalable).
   unsigned lanes(ScalarKind kind) const;
   bool has(Feature f) const { return features.has(f); }
 };

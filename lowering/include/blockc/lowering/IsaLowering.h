@@ -1,0 +1,111 @@
+//===- IsaLowering.h - The questions lowering asks an ISA -------*- C++ -*-===//
+//
+// The generic code generator is the same for every target. Where ISAs really
+// differ it asks the target's IsaLowering: how wide a strip is (fixed lanes,
+// or vscale and RVV's register group), how the last strip of a row is
+// predicated, which element types the vector unit can carry, and which dot
+// strategies it offers, best first. Each ISA folder (targets/x86,
+// targets/aarch64, riscv) implements this interface; makeIsaLowering picks
+// one from Target::arch. Generic lowering names no ISA, intrinsic or feature.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "blockc/frontend/Types.h"
+#include "blockc/targets/Target.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Support/TypeSize.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blockc {
+
+/// What a kernel asks of its strips, measured before code is generated.
+struct StripDemand {
+  /// Bits of the widest element a strip carries. f16 and bf16 count as 32:
+  /// their arithmetic is done in f32.
+  unsigned widestElementBits = 32;
+  /// An estimate of the strips live at once in the busiest fused loop body.
+  unsigned liveStrips = 1;
+  /// Whether strips are passed to SLEEF: each call clobbers every vector
+  /// register, and SLEEF's variants take strips of one width only.
+  bool callsMath = false;
+};
+
+/// The strip every block op of one kernel is cut into.
+struct StripShape {
+  /// Lanes of a strip: fixed, or a multiple of vscale.
+  llvm::ElementCount lanes;
+  /// Registers a strip of the widest element occupies (RVV's LMUL); 1 on
+  /// ISAs without register groups.
+  unsigned registerGroup = 1;
+};
+
+enum class TailPredication {
+  /// Full strips run unmasked; the last strip of a row runs under an
+  /// active-lane mask (AVX-512 k-registers, AVX2 blends, NEON selects).
+  LaneMask,
+  /// Every strip runs under the active-lane mask of its position (SVE's
+  /// whilelo): one loop, where predication costs nothing.
+  PredicatedLoop,
+  /// Every strip sets the vector length to the elements that remain (RVV's
+  /// vsetvli): one loop, full strips and the tail alike.
+  VectorLength,
+};
+
+/// A dot C[m, n] = A[m, k] · B[k, n] + C whose operands are row-major
+/// buffers; C holds the accumulator on entry and the result on exit.
+struct DotOperands {
+  llvm::IRBuilderBase &builder;
+  llvm::Value *a, *b, *c;
+  ScalarKind aKind, bKind, cKind;
+  int64_t m, n, k;
+};
+
+/// One way of computing a dot: a matrix unit or a register-blocked vector
+/// micro-kernel. Lowering tries an ISA's strategies in order and falls back
+/// to its generic path, which accepts every dot.
+class DotStrategy {
+public:
+  virtual ~DotStrategy() = default;
+  virtual std::string_view name() const = 0;
+  virtual bool accepts(const DotOperands &dot) const = 0;
+  virtual void emit(const DotOperands &dot) const = 0;
+};
+
+class IsaLowering {
+public:
+  explicit IsaLowering(const Target &target) : target_(target) {}
+  virtual ~IsaLowering() = default;
+
+  virtual StripShape stripShape(const StripDemand &demand) const = 0;
+  virtual TailPredication tailPredication() const = 0;
+  /// Why blocks of `kind` cannot be lowered for this target, or nullopt.
+  virtual std::optional<std::string> unsupportedElement(ScalarKind kind) const {
+    (void)kind;
+    return std::nullopt;
+  }
+  /// Attributes every kernel function carries beyond the target's CPU and
+  /// features (the range of vscale on scalable ISAs).
+  virtual void addFunctionAttributes(llvm::Function &fn) const { (void)fn; }
+  /// The ISA's dot strategies, best first.
+  virtual const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const {
+    return noStrategies_;
+  }
+
+protected:
+  const Target &target_;
+
+private:
+  std::vector<std::unique_ptr<DotStrategy>> noStrategies_;
+};
+
+/// The IsaLowering for `target`'s architecture. `target` must outlive it.
+std::unique_ptr<IsaLowering> makeIsaLowering(const Target &target);
+
+} // namespace blockc

@@ -1,0 +1,59 @@
+//===- IsaLowering.cpp - RISC-V: RVV 1.0 ----------------------------------===//
+#include "IsaLowering.h"
+
+#include "llvm/IR/Attributes.h"
+#include "llvm/IR/Function.h"
+
+namespace blockc::riscv {
+
+namespace {
+
+// A vscale unit is 64 bits: VLEN = 64 x vscale, from the 128 bits every V
+// implementation has (zvl128b) up to RVV's limit of 65536.
+constexpr unsigned kBitsPerVscale = 64;
+constexpr unsigned kMaxVlen = 65536;
+// Registers a kernel's live strips may fill: 32 minus v0, which holds masks,
+// and room for the temporaries LLVM's register allocator needs besides.
+constexpr unsigned kRegisterBudget = 24;
+constexpr unsigned kMaxRegisterGroup = 8;
+// SLEEF's widest RVV variants (rvvm2) take groups of two: wider strips would
+// be split for every call, and spilled around it.
+constexpr unsigned kMaxRegisterGroupWithMath = 2;
+
+class RiscvLowering final : public IsaLowering {
+public:
+  using IsaLowering::IsaLowering;
+
+  StripShape stripShape(const StripDemand &demand) const override {
+    // The widest group whose live strips still fit: a vector add streams
+    // with m8, an expression needing six strips at once stays at m2.
+    unsigned group = demand.callsMath ? kMaxRegisterGroupWithMath : kMaxRegisterGroup;
+    while (group > 1 && demand.liveStrips * group > kRegisterBudget)
+      group /= 2;
+    unsigned lanes = kBitsPerVscale / demand.widestElementBits * group;
+    return {llvm::ElementCount::getScalable(lanes), group};
+  }
+
+  TailPredication tailPredication() const override { return TailPredication::VectorLength; }
+
+  std::optional<std::string> unsupportedElement(ScalarKind kind) const override {
+    if (kind == ScalarKind::F16 && !target_.has(Feature::Zvfh))
+      return "f16 vectors need the zvfh extension, which target '" + target_.name +
+             "' lacks (spacemit-k1 has it)";
+    return std::nullopt;
+  }
+
+  void addFunctionAttributes(llvm::Function &fn) const override {
+    unsigned minVlen = target_.has(Feature::Zvl256b) ? 256 : 128;
+    fn.addFnAttr(llvm::Attribute::getWithVScaleRangeArgs(fn.getContext(), minVlen / kBitsPerVscale,
+                                                         kMaxVlen / kBitsPerVscale));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<IsaLowering> makeIsaLowering(const Target &target) {
+  return std::make_unique<RiscvLowering>(target);
+}
+
+} // namespace blockc::riscv
