@@ -8,7 +8,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -28,16 +31,45 @@ bool writeFile(const std::string &path, const std::string &data, std::string &er
   return true;
 }
 
-/// Links `object` with lld into a shared library that names SLEEF and libm,
-/// the only libraries generated code calls (checkRuntimeSymbols). Cross
-/// targets' libraries are not on this machine: their `.so` names none.
+/// Where the target's libraries live on a Debian machine: the system's
+/// multiarch folder for this machine's architecture, the cross sysroot that
+/// the gcc-TRIPLE packages install for another one.
+std::string systemLibraryFolder(const Target &target) {
+  llvm::Triple triple(target.triple);
+  std::string multiarch = triple.getArchName().str() + "-linux-gnu";
+  if (triple.getArch() == llvm::Triple(llvm::sys::getProcessTriple()).getArch())
+    return "/usr/lib/" + multiarch;
+  return "/usr/" + multiarch + "/lib";
+}
+
+/// Links `object` with lld into a shared library that names the libraries
+/// it calls (SLEEF, libm: the only ones checkRuntimeSymbols allows), found
+/// in `options.librarySearchPaths` or the target's system folder.
 bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
-                       const std::string &targetName, std::string &error) {
+                       const CompileOptions &options, std::string &error) {
+  Target target;
+  if (!resolveTarget(options, target, error))
+    return false;
   auto linker = llvm::sys::findProgramByName("ld.lld-22");
   if (!linker)
     linker = llvm::sys::findProgramByName("ld.lld");
   if (!linker) {
     error = "--emit=so needs ld.lld (package lld-22)";
+    return false;
+  }
+  std::vector<std::string> folders = options.librarySearchPaths;
+  folders.push_back(systemLibraryFolder(target));
+  RuntimeLibraries needs = runtimeLibraries(object);
+  if (!needs.sleefSymbol.empty() &&
+      std::none_of(folders.begin(), folders.end(), [](const std::string &folder) {
+        return llvm::sys::fs::exists(folder + "/libsleef.so");
+      })) {
+    error = "the kernels call SLEEF (" + needs.sleefSymbol + "), but no libsleef.so for " +
+            llvm::Triple(target.triple).getArchName().str() + " is in";
+    for (const std::string &folder : folders)
+      error += " " + folder;
+    error += "; pass its folder with -L (scripts/setup fetches SLEEF for riscv64 and aarch64 "
+             "into build/third_party)";
     return false;
   }
   llvm::SmallString<128> objectPath;
@@ -47,11 +79,14 @@ bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
   }
   bool ok = writeFile(objectPath.str().str(), object, error);
   if (ok) {
-    std::string out = outputPath, obj = objectPath.str().str();
-    std::vector<llvm::StringRef> argv = {*linker, "-shared", "-o", out, obj, "--as-needed"};
-    Target target;
-    if (lookupTarget(targetName, target, error) && target.arch == Arch::X86_64)
-      argv.insert(argv.end(), {"-L", "/usr/lib/x86_64-linux-gnu", "-lsleef", "-lm"});
+    std::vector<std::string> args = {*linker, "-shared", "-o", outputPath, objectPath.str().str()};
+    for (const std::string &folder : folders)
+      args.insert(args.end(), {"-L", folder});
+    if (!needs.sleefSymbol.empty())
+      args.push_back("-lsleef");
+    if (needs.libm)
+      args.push_back("-lm");
+    std::vector<llvm::StringRef> argv(args.begin(), args.end());
     std::string message;
     if (llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0, &message) != 0) {
       error = "linking " + outputPath + " failed" + (message.empty() ? "" : ": " + message);
@@ -63,6 +98,11 @@ bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
 }
 
 } // namespace
+
+bool resolveTarget(const CompileOptions &options, Target &target, std::string &error) {
+  return lookupTarget(options.target, target, error) &&
+         applyFeatureChanges(options.features, target, error);
+}
 
 bool compileToFile(const SourceFile &source, const CompileOptions &options, EmitKind kind,
                    const std::string &outputPath, DiagnosticEngine &diags) {
@@ -93,7 +133,7 @@ bool compileToFile(const SourceFile &source, const CompileOptions &options, Emit
   if (!compiled)
     return false;
   bool ok = kind == EmitKind::SharedLibrary
-                ? linkSharedLibrary(compiled->bytes, outputPath, options.target, error)
+                ? linkSharedLibrary(compiled->bytes, outputPath, options, error)
                 : writeFile(outputPath, compiled->bytes, error);
   if (!ok)
     diags.error({}, error);

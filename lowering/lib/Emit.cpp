@@ -12,6 +12,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
+#include <functional>
 #include <mutex>
 
 namespace blockc {
@@ -79,42 +80,68 @@ bool emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine, bool as
   return true;
 }
 
-bool checkRuntimeSymbols(const std::string &object, const Target &target, std::string &error) {
+namespace {
+
+// What every process running a kernel has: the C library and libm, and
+// SLEEF, which the JIT loads and `.so` and AOT links name.
+constexpr llvm::StringRef kMemoryFunctions[] = {"memcpy", "memmove", "memset"};
+// libm: what LLVM's intrinsics become without a vector instruction, and the
+// math functions a strip too narrow for any SLEEF variant falls back to.
+constexpr llvm::StringRef kLibmFunctions[] = {
+    "fmod", "fmodf", "fmin",      "fminf",      "fmax",  "fmaxf",  "fma",   "fmaf",
+    "sqrt", "sqrtf", "floor",     "floorf",     "ceil",  "ceilf",  "trunc", "truncf",
+    "rint", "rintf", "nearbyint", "nearbyintf", "round", "roundf", "exp",   "expf",
+    "exp2", "exp2f", "log",       "logf",       "log2",  "log2f",  "sin",   "sinf",
+    "cos",  "cosf",  "tanh",      "tanhf",      "pow",   "powf",   "erf",   "erff"};
+
+/// Calls `visit` with each symbol `object` leaves undefined; false with
+/// `error` when the object cannot be read.
+bool forEachUndefinedSymbol(const std::string &object, std::string &error,
+                            const std::function<bool(llvm::StringRef)> &visit) {
   auto file =
       llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(object, "kernel object"));
   if (!file) {
     error = "internal error: cannot read the generated object: " + llvm::toString(file.takeError());
     return false;
   }
-  // What every process running a kernel has: the C library and libm, and
-  // SLEEF, which the JIT loads and `.so` and AOT links name.
-  static const llvm::StringRef provided[] = {"memcpy",     "memmove",
-                                             "memset",     "fmod",
-                                             "fmodf",      "fmin",
-                                             "fminf",      "fmax",
-                                             "fmaxf",      "fma",
-                                             "fmaf",       "sqrt",
-                                             "sqrtf",      "floor",
-                                             "floorf",     "ceil",
-                                             "ceilf",      "trunc",
-                                             "truncf",     "rint",
-                                             "rintf",      "nearbyint",
-                                             "nearbyintf", "round",
-                                             "roundf",     "_GLOBAL_OFFSET_TABLE_"};
   for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
     auto flags = symbol.getFlags();
     if (!flags || !(*flags & llvm::object::SymbolRef::SF_Undefined))
       continue;
     auto name = symbol.getName();
-    if (!name || name->empty() || name->starts_with("Sleef_") ||
-        llvm::is_contained(provided, *name))
-      continue;
-    error = "internal error: the code generated for target '" + target.name + "' calls '" +
-            name->str() +
-            "', a compiler runtime function that kernels cannot rely on (please report it)";
-    return false;
+    if (name && !name->empty() && !visit(*name))
+      break;
   }
   return true;
+}
+
+} // namespace
+
+bool checkRuntimeSymbols(const std::string &object, const Target &target, std::string &error) {
+  bool ok = true;
+  bool readable = forEachUndefinedSymbol(object, error, [&](llvm::StringRef name) {
+    if (name.starts_with("Sleef_") || llvm::is_contained(kMemoryFunctions, name) ||
+        llvm::is_contained(kLibmFunctions, name) || name == "_GLOBAL_OFFSET_TABLE_")
+      return true;
+    error = "internal error: the code generated for target '" + target.name + "' calls '" +
+            name.str() +
+            "', a compiler runtime function that kernels cannot rely on (please report it)";
+    ok = false;
+    return false;
+  });
+  return readable && ok;
+}
+
+RuntimeLibraries runtimeLibraries(const std::string &object) {
+  RuntimeLibraries needs;
+  std::string error;
+  forEachUndefinedSymbol(object, error, [&](llvm::StringRef name) {
+    if (name.starts_with("Sleef_") && needs.sleefSymbol.empty())
+      needs.sleefSymbol = name.str();
+    needs.libm |= llvm::is_contained(kLibmFunctions, name);
+    return true;
+  });
+  return needs;
 }
 
 namespace {

@@ -114,7 +114,7 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
     return std::optional<CompiledModule>();
   };
   Target target;
-  if (!lookupTarget(options.target, target, error))
+  if (!resolveTarget(options, target, error))
     return fail(error);
   std::optional<DebugDumper> dumper = DebugDumper::open(options, error);
   if (!dumper)

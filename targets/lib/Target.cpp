@@ -240,4 +240,32 @@ bool lookupTarget(std::string_view name, Target &target, std::string &error) {
   return false;
 }
 
+bool applyFeatureChanges(std::string_view list, Target &target, std::string &error) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    if (item.empty())
+      continue;
+    const FeatureInfo *found = nullptr;
+    for (const FeatureInfo &info : kFeatureInfo)
+      if (item.size() > 1 && info.llvmName == item.substr(1))
+        found = &info;
+    if ((item[0] != '+' && item[0] != '-') || !found) {
+      error = "unknown feature change '" + std::string(item) +
+              "': expected +NAME or -NAME with a feature of";
+      for (const FeatureInfo &info : kFeatureInfo)
+        error += " " + std::string(info.llvmName);
+      return false;
+    }
+    if (item[0] == '+')
+      target.features.add(found->feature);
+    else
+      target.features.remove(found->feature);
+    // Appended, so that it also overrides what the CPU's name implies.
+    target.llvmFeatures += (target.llvmFeatures.empty() ? "" : ",") + std::string(item);
+  }
+  return true;
+}
+
 } // namespace blockc

@@ -33,6 +33,8 @@ bool parseEmit(const std::string &text, EmitKind &kind) {
 std::vector<FlagSpec> compilerFlags() {
   return {
       {"--target", "T", "target from 'blockc targets' (default: host)"},
+      {"--features", "LIST",
+       "add or remove target features, e.g. +zvfh,-zicond (names as 'blockc targets' prints)"},
       {"-D", "NAME=VALUE", "bind a constexpr (repeatable)", true},
       {"--fast-math", "", "allow SLEEF's 3.5-ULP math variants"},
       {"--print-after", "STAGE",
@@ -42,11 +44,14 @@ std::vector<FlagSpec> compilerFlags() {
        "arguments: see docs/reference.md)"},
       {"--dump-dir", "DIR",
        "write every stage (.bir per pass, fusion plans, LLVM IR, assembly) to DIR"},
+      {"-L", "DIR", "--emit=so: look for the target's SLEEF and libm in DIR first (repeatable)",
+       true},
   };
 }
 
 bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::string &error) {
   options.target = args.value("--target", "host");
+  options.features = args.value("--features");
   std::optional<ConstexprBindings> defines = args.defines(error);
   if (!defines)
     return false;
@@ -54,6 +59,7 @@ bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::str
   options.fastMath = args.has("--fast-math");
   options.checkBounds = args.has("--check-bounds");
   options.dumpDir = args.value("--dump-dir");
+  options.librarySearchPaths = args.values("-L");
   for (const std::string &stage : args.values("--print-after")) {
     const auto &names = stageNames();
     if (stage != "all" && std::find(names.begin(), names.end(), stage) == names.end()) {

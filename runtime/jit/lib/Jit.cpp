@@ -35,7 +35,7 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
                                               DiagnosticEngine &diags) {
   Target target;
   std::string error;
-  if (!lookupTarget(options.target, target, error) || !canRunOnThisMachine(target, error)) {
+  if (!resolveTarget(options, target, error) || !canRunOnThisMachine(target, error)) {
     diags.error({}, error);
     return nullptr;
   }

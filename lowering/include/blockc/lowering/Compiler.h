@@ -9,6 +9,7 @@
 
 #include "blockc/frontend/Diagnostics.h"
 #include "blockc/frontend/Parser.h"
+#include "blockc/targets/Target.h"
 
 #include <cstdint>
 #include <optional>
@@ -20,6 +21,8 @@ namespace blockc {
 struct CompileOptions {
   /// A name from `blockc targets` (`host`, `x86-64-v4`, `rv64gcv`, ...).
   std::string target = "host";
+  /// Features added to or removed from the target (`+zvfh,-zicond`).
+  std::string features;
   ConstexprBindings defines;
   /// Lets math ops use SLEEF's faster 3.5-ULP variants.
   bool fastMath = false;
@@ -36,6 +39,9 @@ struct CompileOptions {
   /// of the argument it was derived from (docs/bounds-checking.md describes
   /// the calling convention this adds).
   bool checkBounds = false;
+  /// Folders where `--emit=so` looks for the target's SLEEF and libm before
+  /// the system's (for a cross target: its Debian sysroot, /usr/TRIPLE/lib).
+  std::vector<std::string> librarySearchPaths;
 };
 
 /// The most scratch memory one program may use. Scratch lives on the stack of
@@ -71,6 +77,9 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
 /// with ld.lld; a header needs only the parsed kernels).
 bool compileToFile(const SourceFile &source, const CompileOptions &options, EmitKind kind,
                    const std::string &outputPath, DiagnosticEngine &diags);
+
+/// The target `options` name, with its feature changes applied.
+bool resolveTarget(const CompileOptions &options, Target &target, std::string &error);
 
 /// The names `--print-after` accepts, in pipeline order.
 const std::vector<std::string> &stageNames();

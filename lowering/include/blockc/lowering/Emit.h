@@ -34,6 +34,14 @@ bool emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine, bool as
 /// an AOT user's link with a compiler other than clang.
 bool checkRuntimeSymbols(const std::string &object, const Target &target, std::string &error);
 
+/// The libraries a checked object needs at run time.
+struct RuntimeLibraries {
+  /// The first SLEEF function it calls, or empty when it calls none.
+  std::string sleefSymbol;
+  bool libm = false;
+};
+RuntimeLibraries runtimeLibraries(const std::string &object);
+
 /// The C header declaring each kernel and its typed launch function
 /// `NAME_launch(args..., blockc_grid grid, const blockc_launch_options *options)`.
 std::string emitHeader(const Module &module, const std::string &guard);

@@ -71,6 +71,7 @@ public:
       add(f);
   }
   void add(Feature f) { bits_.set(static_cast<size_t>(f)); }
+  void remove(Feature f) { bits_.reset(static_cast<size_t>(f)); }
   bool has(Feature f) const { return bits_.test(static_cast<size_t>(f)); }
   std::vector<Feature> list() const;
 
@@ -112,5 +113,10 @@ struct Target {
 std::vector<std::string> targetNames();
 /// Returns false with a message listing the known names when `name` is unknown.
 bool lookupTarget(std::string_view name, Target &target, std::string &error);
+
+/// Adds and removes features named in `list` (`+zvfh,-zicond`: LLVM's names,
+/// as `blockc targets` prints them). Returns false with a message listing
+/// the known features when one is unknown or lacks its sign.
+bool applyFeatureChanges(std::string_view list, Target &target, std::string &error);
 
 } // namespace blockc
