@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The CMake package and the toolchain files, used as a user's project uses them.
+#
+#   package_test.sh native REPO PACKAGE_DIR SCRATCH GENERATOR CC CXX
+#       examples/app (copied with its kernels into SCRATCH, so that a kernel's timestamp
+#       can change) against the package of the build tree PACKAGE_DIR; runs it, then
+#       touches one .bir and checks that only that kernel is recompiled.
+#   package_test.sh cross TOOLCHAIN REPO BLOCKC SCRATCH GENERATOR [-DVAR=VALUE...]
+#       cross-builds blockc's runtime and the five examples with TOOLCHAIN (a file from
+#       toolchains/) into SCRATCH/blockc, compiled by the host BLOCKC, and runs its ctest
+#       (the examples under QEMU), as docs/k1.md says.
+#   package_test.sh cross-app TOOLCHAIN REPO SCRATCH GENERATOR [-DVAR=VALUE...]
+#       examples/app for TOOLCHAIN against the package of SCRATCH/blockc (made by `cross`),
+#       run by its ctest under QEMU.
+#   package_test.sh expect-error REPO SCRATCH MESSAGE [cmake arguments...]
+#       configures examples/app with the arguments and passes if the configuration fails
+#       with MESSAGE (blanks and line breaks compared as one blank: CMake wraps errors).
+set -euo pipefail
+mode=$1
+shift
+unset CC CXX # a toolchain file names its compilers
+
+# run LOG COMMAND...: runs COMMAND with its output in LOG, shown only if it fails.
+run() {
+  local log=$1
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log"
+    echo "package_test: failed: $*" >&2
+    exit 1
+  fi
+}
+
+case $mode in
+native)
+  repo=$1 package=$2 scratch=$3 generator=$4 cc=$5 cxx=$6
+  src=$scratch/src
+  rm -rf "$src"
+  mkdir -p "$src"
+  cp -r "$repo/examples/app" "$src/app"
+  cp "$repo/examples/vector_add.bir" "$repo/examples/softmax.bir" "$src/"
+  run "$scratch/configure.log" cmake -S "$src/app" -B "$scratch/app" -G "$generator" \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -Dblockc_DIR="$package"
+  run "$scratch/build.log" cmake --build "$scratch/app"
+  "$scratch/app/app"
+  # A kernel edited (here: touched) is compiled again, and only it.
+  touch "$src/softmax.bir"
+  run "$scratch/rebuild.log" cmake --build "$scratch/app"
+  if ! grep -q "softmax.bir for" "$scratch/rebuild.log" ||
+    grep -q "vector_add.bir for" "$scratch/rebuild.log"; then
+    cat "$scratch/rebuild.log"
+    echo "package_test: touching softmax.bir should recompile softmax.bir alone" >&2
+    exit 1
+  fi
+  echo "package_test: the touched kernel alone was recompiled"
+  ;;
+cross)
+  toolchain=$1 repo=$2 blockc=$3 scratch=$4 generator=$5
+  shift 5
+  mkdir -p "$scratch"
+  run "$scratch/blockc-configure.log" cmake -S "$repo" -B "$scratch/blockc" -G "$generator" \
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DBLOCKC_COMPILER="$blockc" -DBLOCKC_WERROR=ON "$@"
+  run "$scratch/blockc-build.log" cmake --build "$scratch/blockc"
+  ctest --test-dir "$scratch/blockc" --output-on-failure
+  ;;
+cross-app)
+  toolchain=$1 repo=$2 scratch=$3 generator=$4
+  shift 4
+  run "$scratch/app-configure.log" cmake -S "$repo/examples/app" -B "$scratch/app" \
+    -G "$generator" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -Dblockc_DIR="$scratch/blockc" "$@"
+  run "$scratch/app-build.log" cmake --build "$scratch/app"
+  ctest --test-dir "$scratch/app" --output-on-failure -V
+  ;;
+expect-error)
+  repo=$1 scratch=$2 message=$3
+  shift 3
+  rm -rf "$scratch"
+  if cmake -S "$repo/examples/app" -B "$scratch" "$@" >"$scratch.log" 2>&1; then
+    cat "$scratch.log"
+    echo "package_test: the configuration succeeded; expected the error: $message" >&2
+    exit 1
+  fi
+  if ! tr -s ' \n' ' ' <"$scratch.log" | grep -qF -- "$message"; then
+    cat "$scratch.log"
+    echo "package_test: expected the error: $message" >&2
+    exit 1
+  fi
+  echo "package_test: failed as expected with: $message"
+  ;;
+*)
+  echo "package_test: unknown mode '$mode'" >&2
+  exit 2
+  ;;
+esac
