@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The CMake package and the toolchain files, used as a user's project uses them.
 #
-#   package_test.sh native REPO PACKAGE_DIR SCRATCH GENERATOR CC CXX
+#   package_test.sh native REPO BUILD_DIR SCRATCH GENERATOR CC CXX [--installed]
 #       examples/app (copied with its kernels into SCRATCH, so that a kernel's timestamp
-#       can change) against the package of the build tree PACKAGE_DIR; runs it, then
-#       touches one .bir and checks that only that kernel is recompiled.
+#       can change) against the package of the build tree BUILD_DIR (or, --installed, of
+#       its `cmake --install` into SCRATCH/prefix); runs it, then touches one .bir and
+#       checks that only that kernel is recompiled.
 #   package_test.sh cross TOOLCHAIN REPO BLOCKC SCRATCH GENERATOR [-DVAR=VALUE...]
 #       cross-builds blockc's runtime and the five examples with TOOLCHAIN (a file from
 #       toolchains/) into SCRATCH/blockc, compiled by the host BLOCKC, and runs its ctest
 #       (the examples under QEMU), as docs/k1.md says.
-#   package_test.sh cross-app TOOLCHAIN REPO SCRATCH GENERATOR [-DVAR=VALUE...]
-#       examples/app for TOOLCHAIN against the package of SCRATCH/blockc (made by `cross`),
-#       run by its ctest under QEMU.
+#   package_test.sh cross-app TOOLCHAIN REPO SCRATCH GENERATOR build|installed [-DVAR=VALUE...]
+#       examples/app for TOOLCHAIN against the package of SCRATCH/blockc (made by `cross`)
+#       or of its `cmake --install` into SCRATCH/prefix, run by its ctest under QEMU.
 #   package_test.sh expect-error REPO SCRATCH MESSAGE [cmake arguments...]
 #       configures examples/app with the arguments and passes if the configuration fails
 #       with MESSAGE (blanks and line breaks compared as one blank: CMake wraps errors).
@@ -31,9 +32,22 @@ run() {
   fi
 }
 
+# package_dir BUILD_DIR PREFIX KIND: the folder to give as blockc_DIR: the build tree's
+# own, or (KIND installed) that of BUILD_DIR installed into PREFIX.
+package_dir() {
+  if [ "$3" = installed ]; then
+    run "$2.log" cmake --install "$1" --prefix "$2"
+    dirname "$(find "$2" -name blockcConfig.cmake)"
+  else
+    echo "$1"
+  fi
+}
+
 case $mode in
 native)
-  repo=$1 package=$2 scratch=$3 generator=$4 cc=$5 cxx=$6
+  repo=$1 build=$2 scratch=$3 generator=$4 cc=$5 cxx=$6 kind=${7:-build}
+  mkdir -p "$scratch"
+  package=$(package_dir "$build" "$scratch/prefix" "$kind")
   src=$scratch/src
   rm -rf "$src"
   mkdir -p "$src"
@@ -64,12 +78,14 @@ cross)
   ctest --test-dir "$scratch/blockc" --output-on-failure
   ;;
 cross-app)
-  toolchain=$1 repo=$2 scratch=$3 generator=$4
-  shift 4
-  run "$scratch/app-configure.log" cmake -S "$repo/examples/app" -B "$scratch/app" \
-    -G "$generator" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -Dblockc_DIR="$scratch/blockc" "$@"
-  run "$scratch/app-build.log" cmake --build "$scratch/app"
-  ctest --test-dir "$scratch/app" --output-on-failure -V
+  toolchain=$1 repo=$2 scratch=$3 generator=$4 kind=$5
+  shift 5
+  package=$(package_dir "$scratch/blockc" "$scratch/prefix" "$kind")
+  app=$scratch/app-$kind
+  run "$app-configure.log" cmake -S "$repo/examples/app" -B "$app" \
+    -G "$generator" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -Dblockc_DIR="$package" "$@"
+  run "$app-build.log" cmake --build "$app"
+  ctest --test-dir "$app" --output-on-failure -V
   ;;
 expect-error)
   repo=$1 scratch=$2 message=$3
