@@ -13,9 +13,10 @@
 #   package_test.sh cross-app TOOLCHAIN REPO SCRATCH GENERATOR build|installed [-DVAR=VALUE...]
 #       examples/app for TOOLCHAIN against the package of SCRATCH/blockc (made by `cross`)
 #       or of its `cmake --install` into SCRATCH/prefix, run by its ctest under QEMU.
-#   package_test.sh expect-error REPO SCRATCH MESSAGE [cmake arguments...]
-#       configures examples/app with the arguments and passes if the configuration fails
-#       with MESSAGE (blanks and line breaks compared as one blank: CMake wraps errors).
+#   package_test.sh expect-error REPO SCRATCH MESSAGE [--env NAME=VALUE]... [cmake arguments...]
+#       configures examples/app with the arguments (and environment) and passes if the
+#       configuration fails with MESSAGE (blanks and line breaks compared as one blank:
+#       CMake wraps errors).
 set -euo pipefail
 mode=$1
 shift
@@ -90,8 +91,15 @@ cross-app)
 expect-error)
   repo=$1 scratch=$2 message=$3
   shift 3
+  environment=()
+  while [ "${1:-}" = --env ]; do
+    environment+=("$2")
+    shift 2
+  done
+  cmake=$(command -v cmake)
   rm -rf "$scratch"
-  if cmake -S "$repo/examples/app" -B "$scratch" "$@" >"$scratch.log" 2>&1; then
+  if env "${environment[@]}" "$cmake" -S "$repo/examples/app" -B "$scratch" "$@" \
+    >"$scratch.log" 2>&1; then
     cat "$scratch.log"
     echo "package_test: the configuration succeeded; expected the error: $message" >&2
     exit 1
