@@ -85,10 +85,9 @@ TEST_P(TileTest, StridedTileMatchesReference) {
     v = dist(rng);
   for (float &v : rowBias)
     v = dist(rng);
-  float *px = x.data(), *py = y.data(), *ps = colScale.data(), *pb = rowBias.data();
   int32_t M = c.m, N = c.n;
-  launchArgs(module->kernels()[0], {cdiv(c.m, c.bm), cdiv(c.n, c.bn), 1},
-             {&px, &py, &ps, &pb, &M, &N, &sxm, &sxn, &sym, &syn});
+  launch(module->kernels()[0], {cdiv(c.m, c.bm), cdiv(c.n, c.bn), 1},
+         {x, y, colScale, rowBias, M, N, sxm, sxn, sym, syn});
   std::vector<bool> written(ySize, false);
   for (int i = 0; i < c.m; ++i)
     for (int j = 0; j < c.n; ++j) {
@@ -163,8 +162,7 @@ kernel @t(%x: ptr<f32>, %y: ptr<f32>, %M: i32, %N: i32) {
     std::vector<float> x(size_t(m) * n), y(size_t(m) * n + 8, kSentinel);
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = float(i) + 0.25f;
-    float *px = x.data(), *py = y.data();
-    launchArgs(module->kernels()[0], {cdiv(m, bm), cdiv(n, bn), 1}, {&px, &py, &m, &n});
+    launch(module->kernels()[0], {cdiv(m, bm), cdiv(n, bn), 1}, {x, y, m, n});
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j)
         ASSERT_EQ(y[size_t(j) * m + i], x[size_t(i) * n + j])
@@ -193,8 +191,7 @@ TEST(Block2D, PermuteRank3) {
     std::vector<int32_t> x(105), y(105, -1);
     for (int i = 0; i < 105; ++i)
       x[i] = 1000 + i;
-    int32_t *px = x.data(), *py = y.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &py});
+    launch(module->kernels()[0], {1, 1, 1}, {x, y});
     for (int a = 0; a < r[0]; ++a)
       for (int b = 0; b < r[1]; ++b)
         for (int c = 0; c < r[2]; ++c) {
@@ -242,8 +239,7 @@ kernel @r(%x: ptr<f32>, %y: ptr<f32>, %z: ptr<f32>, %ld: i32) {
     std::vector<float> x(size_t(rows) * cols), y(size_t(rows) * ld, kSentinel), z(x.size());
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = float(i) * 0.5f;
-    float *px = x.data(), *py = y.data(), *pz = z.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &py, &pz, &ld});
+    launch(module->kernels()[0], {1, 1, 1}, {x, y, z, ld});
     for (int i = 0; i < rows; ++i)
       for (int j = 0; j < ld; ++j) {
         float want = j < cols ? x[size_t(i) * cols + j] + float(j) : kSentinel;
@@ -283,8 +279,7 @@ kernel @o(%x: ptr<f32>, %fill: ptr<f32>, %out: ptr<f32>, %N: i32) {
       x[i] = float(i);
     for (int i = 0; i < 6; ++i)
       fill[i] = -1.f - float(i);
-    float *px = x.data(), *pf = fill.data(), *po = out.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &pf, &po, &n});
+    launch(module->kernels()[0], {1, 1, 1}, {x, fill, out, n});
     for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 21; ++j)
         ASSERT_EQ(out[i * 21 + j], j < n ? x[i * 21 + j] : fill[i])
@@ -329,8 +324,7 @@ kernel @ids(%out: ptr<i32>) {
   for (auto [gx, gy, gz] : {std::array<int, 3>{3, 4, 5}, {1, 1, 7}, {17, 1, 1}, {2, 9, 1}}) {
     int total = gx * gy * gz;
     std::vector<int32_t> out(size_t(total) * 4, -1);
-    int32_t *po = out.data();
-    launchArgs(module->kernels()[0], {gx, gy, gz}, {&po});
+    launch(module->kernels()[0], {gx, gy, gz}, {out});
     for (int id = 0; id < total; ++id) {
       ASSERT_EQ(out[id * 4], id) << gx << "x" << gy << "x" << gz;
       ASSERT_EQ(out[id * 4 + 1], gx);

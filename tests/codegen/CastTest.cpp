@@ -136,7 +136,7 @@ void expectLanes(const std::string &expr, std::vector<DType> ins, DType out,
   ASSERT_TRUE(module);
   int n = int(expected.size());
   std::vector<Buffer> inputs;
-  std::vector<void *> pointers, args;
+  std::vector<Arg> args;
   for (size_t k = 0; k < ins.size(); ++k) {
     inputs.emplace_back(ins[k], n);
     for (int i = 0; i < n; ++i)
@@ -144,12 +144,10 @@ void expectLanes(const std::string &expr, std::vector<DType> ins, DType out,
   }
   Buffer result(out, n);
   for (Buffer &b : inputs)
-    pointers.push_back(b.data());
-  pointers.push_back(result.data());
-  for (void *&p : pointers)
-    args.push_back(&p);
-  args.push_back(&n);
-  launchArgs(module->kernels()[0], {1, 1, 1}, args);
+    args.push_back(b);
+  args.push_back(result);
+  args.push_back(n);
+  launch(module->kernels()[0], {1, 1, 1}, args);
   for (int i = 0; i < n; ++i)
     EXPECT_EQ(result.bits(i), expected[i])
         << expr << " lane " << i << ": expected " << describe(out, expected[i]) << ", got "

@@ -110,8 +110,7 @@ TEST_P(ConstantFoldingTest, MatchesRunTimeSemantics) {
     auto module = compileOrFail(s.str());
     ASSERT_TRUE(module);
     Buffer out(t, slot * (kLanes + 1)), flags(DType::I1, flag * (kLanes + 1));
-    void *po = out.data(), *pf = flags.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&po, &pf});
+    launch(module->kernels()[0], {1, 1, 1}, {out, flags});
     // Lane 0 of each slot is the scalar result, lanes 1.. the block's.
     auto check = [&](const Buffer &buf, int k, int64_t expected, const std::string &what) {
       for (int lane = 0; lane <= kLanes; ++lane) {
@@ -155,8 +154,7 @@ TEST(ConstantRanges, WrappedSumDecidesMask) {
     auto module = compileOrFail(s.str());
     ASSERT_TRUE(module);
     std::vector<int32_t> out(16, -1);
-    void *p = out.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&p});
+    launch(module->kernels()[0], {1, 1, 1}, {out});
     for (int i = 0; i < 16; ++i)
       if (out[i] != i) {
         ADD_FAILURE() << type << ": lane " << i << " not stored\n" << s.str();

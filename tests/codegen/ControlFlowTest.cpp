@@ -61,7 +61,7 @@ TEST_P(LoopTest, CarriedBlockAndScalars) {
   source.replace(source.find("IT"), 2, typeName(c.iv));
   source.replace(source.find("IT"), 2, typeName(c.iv));
   source.replace(source.find("IT"), 2, typeName(c.iv));
-  auto module = compileOrFail(source);
+  auto module = compileInProcessOrFail(source);
   ASSERT_TRUE(module);
   // Shared with the child that runs the launch, so a loop that never ends fails
   // the test instead of hanging it.
@@ -170,8 +170,7 @@ kernel @swap(%x: ptr<i32>, %y: ptr<i32>, %out: ptr<i32>, %n: i32) {
     std::vector<int32_t> x(21), y(21), out(86, -1);
     for (int i = 0; i < 21; ++i)
       x[i] = i, y[i] = 1000 - i;
-    int32_t *px = x.data(), *py = y.data(), *po = out.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &py, &po, &n});
+    launch(module->kernels()[0], {1, 1, 1}, {x, y, out, n});
     for (int i = 0; i < 21; ++i) {
       int32_t f = x[i], g = y[i];
       for (int k = 0; k < n; ++k) {
@@ -243,9 +242,7 @@ kernel @branch(%x: ptr<f32>, %out: ptr<f32>, %sout: ptr<i32>, %flag: i32, %n: i3
       std::vector<int32_t> sout(2, -1);
       for (int i = 0; i < 46; ++i)
         x[i] = float(i) - 11.5f;
-      float *px = x.data(), *po = out.data();
-      int32_t *ps = sout.data();
-      launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &po, &ps, &flag, &n});
+      launch(module->kernels()[0], {1, 1, 1}, {x, out, sout, flag, n});
       for (int i = 0; i < 23; ++i) {
         EXPECT_EQ(out[i], flag > 0 ? x[i] * 2 : x[23 + i]) << "flag=" << flag << " lane " << i;
         EXPECT_EQ(out[23 + i], x[i] * float(1 + n / 2)) << "n=" << n << " lane " << i;
@@ -297,10 +294,8 @@ kernel @rows(%x: ptr<f32>, %sums: ptr<f32>, %count: ptr<i32>, %R: i32, %C: i32) 
       std::vector<float> x(size_t(rows) * cols + 1), sums(rows + 1, -1);
       for (size_t i = 0; i < x.size(); ++i)
         x[i] = float(int(i % 13) - 6);
-      int32_t count = -1;
-      float *px = x.data(), *ps = sums.data();
-      int32_t *pc = &count;
-      launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &ps, &pc, &rows, &cols});
+      std::vector<int32_t> count(1, -1);
+      launch(module->kernels()[0], {1, 1, 1}, {x, sums, count, rows, cols});
       for (int i = 0; i < rows; ++i) {
         float want = 0;
         for (int j = 0; j < cols; ++j)
@@ -308,7 +303,7 @@ kernel @rows(%x: ptr<f32>, %sums: ptr<f32>, %count: ptr<i32>, %R: i32, %C: i32) 
         EXPECT_EQ(sums[i], want) << "B=" << block << " " << rows << "x" << cols << " row " << i;
       }
       EXPECT_EQ(sums[rows], -1);
-      EXPECT_EQ(count, rows * cols) << "B=" << block << " " << rows << "x" << cols;
+      EXPECT_EQ(count[0], rows * cols) << "B=" << block << " " << rows << "x" << cols;
     }
   }
 }
@@ -371,8 +366,7 @@ kernel @calls(%x: ptr<f32>, %y: ptr<f32>, %out: ptr<f32>, %n: i32) {
   for (int i = 0; i < 29; ++i)
     x[i] = float(i % 5) - 2, y[i] = float(i % 3);
   int32_t n = 3;
-  float *px = x.data(), *py = y.data(), *po = out.data();
-  launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &py, &po, &n});
+  launch(module->kernels()[0], {1, 1, 1}, {x, y, out, n});
   float sum = 0;
   for (int i = 0; i < 29; ++i) {
     float w = (x[i] * 2 + y[i]) * 2 + y[i];

@@ -109,10 +109,9 @@ TEST_P(DotTest, MatchesNaiveTripleLoop) {
   d.fillBits(0x7b7b7b7b7b7b7b7bULL);
   Buffer untouched(c.acc, 1, 0);
   untouched.fillBits(0x7b7b7b7b7b7b7b7bULL);
-  void *pa = a.data(), *pb = b.data(), *pc = acc.data(), *pd = d.data();
   int32_t M = c.m, N = c.n, K = c.k;
-  launchArgs(module->kernels()[0], {cdiv(c.m, c.bm), cdiv(c.n, c.bn), 1},
-             {&pa, &pb, &pc, &pd, &M, &N, &K, &sam, &sak});
+  launch(module->kernels()[0], {cdiv(c.m, c.bm), cdiv(c.n, c.bn), 1},
+         {a, b, acc, d, M, N, K, sam, sak});
   for (int i = 0; i < c.m; ++i)
     for (int j = 0; j < c.n; ++j) {
       Val want;
@@ -195,8 +194,7 @@ kernel @p(%a: ptr<f32>, %out: ptr<f32>) {
   float v = 1.f + std::ldexp(1.f, -12);
   for (int i = 0; i < 16; ++i)
     a[i * 17] = v;
-  float *pa = a.data(), *po = out.data();
-  launchArgs(module->kernels()[0], {1, 1, 1}, {&pa, &po});
+  launch(module->kernels()[0], {1, 1, 1}, {a, out});
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 16; ++j)
       ASSERT_EQ(out[i * 16 + j], i == j ? 1.f + std::ldexp(1.f, -11) : 0.f) << i << "," << j;

@@ -119,17 +119,13 @@ inline void runElementwise(const std::string &source, const std::vector<DType> &
     }
     Buffer result(out, n);
     result.fillBits(sentinel);
-    std::vector<void *> pointers(ins.size() + 1);
-    std::vector<void *> args;
-    for (size_t k = 0; k < ins.size(); ++k) {
-      pointers[k] = inputs[k].data();
-      args.push_back(isScalarOperand(scalar, k) ? static_cast<void *>(&scalarBits[k])
-                                                : &pointers[k]);
-    }
-    pointers.back() = result.data();
-    args.push_back(&pointers.back());
-    args.push_back(&n);
-    launchArgs(module->kernels()[0], {cdiv(n, kBlock), 1, 1}, args);
+    std::vector<Arg> args;
+    for (size_t k = 0; k < ins.size(); ++k)
+      args.push_back(isScalarOperand(scalar, k) ? scalarArg(ins[k], scalarBits[k])
+                                                : Arg(inputs[k]));
+    args.push_back(result);
+    args.push_back(n);
+    launch(module->kernels()[0], {cdiv(n, kBlock), 1, 1}, args);
     int failures = 0;
     for (int i = 0; i < n && failures < 5; ++i) {
       std::vector<uint64_t> lane;

@@ -48,8 +48,7 @@ TEST(Examples, VectorAdd) {
     for (int n : {1, 7, 1023, 1025, 4097, 100000}) {
       std::vector<float> x = randomFloats(n, -100, 100, n), y = randomFloats(n, -100, 100, n + 1),
                          z(n + 8, kUntouched);
-      float *px = x.data(), *py = y.data(), *pz = z.data();
-      launchArgs(module->kernels()[0], {cdiv(n, b), 1, 1}, {&px, &py, &pz, &n});
+      launch(module->kernels()[0], {cdiv(n, b), 1, 1}, {x, y, z, n});
       for (int i = 0; i < n; ++i)
         ASSERT_EQ(z[i], x[i] + y[i]) << "BLOCK=" << block << " n=" << n << " i=" << i;
       for (int i = n; i < n + 8; ++i)
@@ -74,8 +73,7 @@ TEST(Examples, Softmax) {
       int32_t inStride = cols + 3, outStride = cols + 5;
       std::vector<float> in = randomFloats(size_t(rows) * inStride, -10, 10, cols);
       std::vector<float> out(size_t(rows) * outStride, kUntouched);
-      float *po = out.data(), *pi = in.data();
-      launchArgs(module->kernels()[0], {rows, 1, 1}, {&po, &pi, &inStride, &outStride, &cols});
+      launch(module->kernels()[0], {rows, 1, 1}, {out, in, inStride, outStride, cols});
       double rtol = 2 * (gammaK(cols / b + b) + 4 * kU);
       for (int r = 0; r < rows; ++r) {
         const float *x = &in[size_t(r) * inStride];
@@ -121,10 +119,7 @@ TEST(Examples, LayerNorm) {
       std::vector<float> w = randomFloats(n, 0.5f, 1.5f, n + 1), b = randomFloats(n, -1, 1, n + 2);
       std::vector<float> mean(rows + 1, kUntouched), rstd(rows + 1, kUntouched);
       float eps = 1e-5f;
-      float *px = x.data(), *py = y.data(), *pw = w.data(), *pb = b.data(), *pm = mean.data(),
-            *pr = rstd.data();
-      launchArgs(module->kernels()[0], {rows, 1, 1},
-                 {&px, &py, &pw, &pb, &pm, &pr, &stride, &n, &eps});
+      launch(module->kernels()[0], {rows, 1, 1}, {x, y, w, b, mean, rstd, stride, n, eps});
       for (int r = 0; r < rows; ++r) {
         const float *row = &x[size_t(r) * stride];
         double mu = 0, var = 0;
@@ -193,9 +188,8 @@ TEST(Examples, Matmul) {
       std::vector<float> a = randomFloats(size_t(m) * sam, -1, 1, m),
                          b = randomFloats(size_t(n) * sbn, -1, 1, n);
       std::vector<float> c(size_t(m) * scm, kUntouched);
-      float *pa = a.data(), *pb = b.data(), *pc = c.data();
-      launchArgs(module->kernels()[0], {cdiv(m, bm) * cdiv(n, bn), 1, 1},
-                 {&pa, &pb, &pc, &m, &n, &k, &sam, &sak, &sbk, &sbn, &scm, &scn});
+      launch(module->kernels()[0], {cdiv(m, bm) * cdiv(n, bn), 1, 1},
+             {a, b, c, m, n, k, sam, sak, sbk, sbn, scm, scn});
       Product want = naiveProduct(a.data(), sam, sak, b.data(), sbk, sbn, m, n, k);
       for (int i = 0; i < m; ++i)
         for (int j = 0; j < scm; ++j) {
@@ -225,9 +219,8 @@ TEST(Examples, MatmulSoftmax) {
     std::vector<float> a = randomFloats(size_t(k) * sak, -1, 1, m),
                        b = randomFloats(size_t(k) * sbk, -1, 1, n);
     std::vector<float> c(size_t(m + 2) * scm, kUntouched);
-    float *pa = a.data(), *pb = b.data(), *pc = c.data();
-    launchArgs(module->kernels()[0], {cdiv(m, 16), 1, 1},
-               {&pa, &pb, &pc, &m, &n, &k, &sam, &sak, &sbk, &sbn, &scm, &scn});
+    launch(module->kernels()[0], {cdiv(m, 16), 1, 1},
+           {a, b, c, m, n, k, sam, sak, sbk, sbn, scm, scn});
     Product logits = naiveProduct(a.data(), sam, sak, b.data(), sbk, sbn, m, n, k);
     for (int i = 0; i < m + 2; ++i) {
       const double *row = &logits.value[size_t(std::min(i, m - 1)) * n];

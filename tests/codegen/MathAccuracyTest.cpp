@@ -1,10 +1,9 @@
 //===- MathAccuracyTest.cpp - ULP error of every math op ------------------===//
 //
-// Each math op is compiled for the host as `out[i] = op(x[i])`, run over edge
-// cases and random values across its domain, and compared with the
-// long-double C library. The bound is SLEEF's documented one for the variant
-// blockc calls (1.0 ULP for u10, 3.5 for u35), 0.5 for correctly rounded
-// instructions, and a derived bound for the composites.
+// Each math op is compiled for the test target (KernelHarness.h) as `out[i] = op(x[i])`, run over
+// edge cases and random values across its domain, and compared with the long-double C library. The
+// bound is SLEEF's documented one for the variant blockc calls (1.0 ULP for u10, 3.5 for u35), 0.5
+// for correctly rounded instructions, and a derived bound for the composites.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelHarness.h"
@@ -86,13 +85,10 @@ TEST_P(MathAccuracy, WithinDocumentedBound) {
                        "  %xp = addptr %px, %offs\n  %x = load %xp, mask=%m\n"
                        "  %yp = addptr %py, %offs\n  %y = load %yp, mask=%m\n" +
                        body + "  %zp = addptr %pz, %offs\n  store %zp, %z, mask=%m\n}\n";
-  setenv("BLOCKC_CACHE_DIR", "off", 1);
-  SourceFile file{"math.bir", source};
   CompileOptions options;
   options.fastMath = fast;
-  DiagnosticEngine diags;
-  auto module = JitModule::compile(file, options, diags);
-  ASSERT_TRUE(module) << formatDiagnostic(diags.diagnostic(), &file);
+  auto module = test::compileWithOptionsOrFail(source, options);
+  ASSERT_TRUE(module);
 
   std::vector<float> x = {0.f,         -0.f, 1.f,   -1.f, 0.5f,  2.f,    1e-7f, -1e-7f,
                           3.14159265f, 10.f, -10.f, 87.f, -87.f, 1e-38f, 100.f, 1e30f};
@@ -105,9 +101,8 @@ TEST_P(MathAccuracy, WithinDocumentedBound) {
   for (float &v : y)
     v = exponent(rng); // pow's exponents
   std::vector<float> z(x.size());
-  float *px = x.data(), *py = y.data(), *pz = z.data();
   int32_t n = int32_t(x.size());
-  test::launch(module->kernels()[0], {(n + 255) / 256, 1, 1}, px, py, pz, n);
+  test::launch(module->kernels()[0], {(n + 255) / 256, 1, 1}, {x, y, z, n});
 
   double bound = fast ? c.fastUlpBound : c.ulpBound;
   double worst = 0;

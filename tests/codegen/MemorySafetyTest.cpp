@@ -37,7 +37,7 @@ kernel @k(%x: ptr<f32>, %out: ptr<f32>) {
   store %op, %v
 }
 )";
-  auto module = compileOrFail(source);
+  auto module = compileInProcessOrFail(source);
   ASSERT_TRUE(module);
   SharedPages xs(7 * 4), outs(64 * 4);
   float *x = xs.at<float>(Align::End, 7 * 4), *out = outs.at<float>(Align::End, 64 * 4);
@@ -59,7 +59,7 @@ TEST(MemorySafety, ContiguousTail) {
         << "  %r = arange 0, BLOCK\n  %offs = add %start, %r\n  %m = cmp lt %offs, %n\n"
         << "  %xp = addptr %x, %offs\n  %v = load %xp, mask=%m\n  %w = add %v, %v\n"
         << "  %op = addptr %out, %offs\n  store %op, %w, mask=%m\n}\n";
-      auto module = compileOrFail(s.str(), {{"BLOCK", std::to_string(block)}});
+      auto module = compileInProcessOrFail(s.str(), {{"BLOCK", std::to_string(block)}});
       ASSERT_TRUE(module);
       for (int n : kSizes) {
         size_t bytes = size_t(n) * bytesOf(t);
@@ -110,7 +110,7 @@ kernel @k(%x: ptr<f32>, %out: ptr<f32>, %rev: ptr<f32>, %n: i32, %sx: i32, %so: 
   store %rp, %b, mask=%m
 }
 )";
-  auto module = compileOrFail(source);
+  auto module = compileInProcessOrFail(source);
   ASSERT_TRUE(module);
   for (auto [sx, so] : {std::pair<int32_t, int32_t>{1, 1}, {2, 3}, {3, 1}, {1, 5}})
     for (int n : kSizes) {
@@ -147,7 +147,7 @@ TEST(MemorySafety, SignedOffsetsOfEveryWidth) {
       << "  %r = arange 0, 64\n  %m = cmp lt %r, %n\n  %offp = addptr %off, %r\n"
       << "  %o = load %offp, mask=%m\n  %xb = addptr %x, %base\n  %xp = addptr %xb, %o\n"
       << "  %v = load %xp, mask=%m\n  %op = addptr %out, %r\n  store %op, %v, mask=%m\n}\n";
-    auto module = compileOrFail(s.str());
+    auto module = compileInProcessOrFail(s.str());
     ASSERT_TRUE(module);
     int64_t range = t == DType::I8 ? 100 : 1000;
     std::mt19937_64 rng(5);
@@ -185,7 +185,7 @@ kernel @k(%x: ptr<i32>, %out: ptr<i32>, %copy: ptr<i32>, %idx: i32, %n: i32) {
   store %op, %v, mask=%m
 }
 )";
-  auto module = compileOrFail(source);
+  auto module = compileInProcessOrFail(source);
   ASSERT_TRUE(module);
   for (int n : {1, 7, 1024})
     for (int32_t idx : {n, n - 1}) {
@@ -238,7 +238,8 @@ kernel @k(%x: ptr<f32>, %out: ptr<f32>, %M: i32, %N: i32) {
 )";
   for (auto [bm, bn] : {std::pair<int, int>{16, 16}, {5, 7}, {1, 33}})
     for (auto [m, n] : {std::pair<int32_t, int32_t>{33, 17}, {7, 5}, {1, 1}, {16, 16}, {100, 3}}) {
-      auto module = compileOrFail(source, {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}});
+      auto module =
+          compileInProcessOrFail(source, {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}});
       ASSERT_TRUE(module);
       size_t bytes = size_t(m) * n * 4;
       SharedPages xs(bytes), outs(bytes);
@@ -276,7 +277,7 @@ kernel @k(%x: ptr<f32>, %sum: ptr<f32>, %n: i32) {
   store %sum, %s
 }
 )";
-  auto module = compileOrFail(source);
+  auto module = compileInProcessOrFail(source);
   ASSERT_TRUE(module);
   for (int n : kSizes) {
     SharedPages xs(size_t(n) * 4), sums(4);
@@ -312,8 +313,7 @@ kernel @shift(%x: ptr<i32>) {
     std::vector<int32_t> x(block + 1);
     for (int i = 0; i <= block; ++i)
       x[i] = 10 * i;
-    int32_t *px = x.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&px});
+    launch(module->kernels()[0], {1, 1, 1}, {x});
     EXPECT_EQ(x[0], 0);
     for (int i = 0; i < block; ++i)
       if (x[i + 1] != 10 * i) {
@@ -365,8 +365,7 @@ kernel @k(%x: ptr<i32>, %out: ptr<i32>) {
     std::vector<int32_t> x(40), out(40, -1);
     for (int i = 0; i < 40; ++i)
       x[i] = 100 + i;
-    int32_t *px = x.data(), *po = out.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &po});
+    launch(module->kernels()[0], {1, 1, 1}, {x, out});
     for (int i = 0; i < 40; ++i)
       if (out[i] != 101 + i) {
         ADD_FAILURE() << "out[" << i << "] is " << out[i] << ", expected " << 101 + i << "\n"

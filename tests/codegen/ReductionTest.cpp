@@ -162,9 +162,8 @@ TEST_P(ReductionTest, AlongEachAxis) {
       out.fillBits(0x7e7e7e7e7e7e7e7eULL);
       Buffer guard(rt, 1, 0);
       guard.fillBits(0x7e7e7e7e7e7e7e7eULL);
-      void *px = x.data(), *po = out.data();
       int32_t R = sh.r, C = sh.c;
-      launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &po, &R, &C, &fill});
+      launch(module->kernels()[0], {1, 1, 1}, {x, out, R, C, scalarArg(t, fill)});
       for (int k = 0; k < outLen; ++k) {
         std::vector<Val> lane;
         int count = axis == 0 ? sh.br : sh.bc;
@@ -195,8 +194,7 @@ TEST_P(ReductionTest, AlongEachAxis) {
         x.set(i, randomInput(r, t, rng));
       lane.push_back(i < n ? x.get(i) : decode(t, fill));
     }
-    void *px = x.data(), *po = out.data();
-    launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &po, &n, &fill});
+    launch(module->kernels()[0], {1, 1, 1}, {x, out, n, scalarArg(t, fill)});
     uint64_t want = reduceRef(r, t, lane);
     EXPECT_TRUE(matches(rt, want, out.bits(0)))
         << redName(r) << " 1D block " << block << " n=" << n << ": expected " << describe(rt, want)
@@ -242,8 +240,7 @@ kernel @r3(%x: ptr<i32>, %out: ptr<i32>, %idx: ptr<i32>) {
   std::vector<int32_t> x(105), out(21, -1), idx(21, -1);
   for (int i = 0; i < 105; ++i)
     x[i] = (i * 37) % 11; // ties within each reduced column
-  int32_t *px = x.data(), *po = out.data(), *pi = idx.data();
-  launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &po, &pi});
+  launch(module->kernels()[0], {1, 1, 1}, {x, out, idx});
   for (int a = 0; a < 3; ++a)
     for (int c = 0; c < 7; ++c) {
       int32_t sum = 0, best = 0;
@@ -259,18 +256,17 @@ kernel @r3(%x: ptr<i32>, %out: ptr<i32>, %idx: ptr<i32>) {
 }
 
 /// `OP %v, axis=0` of four f32 loaded from `x`, stored to `out[0]`.
-uint32_t reduceFour(const char *op, const char *resultType, std::array<float, 4> x) {
+uint32_t reduceFour(const char *op, const char *resultType, std::array<float, 4> four) {
   std::string source = std::string("kernel @k(%x: ptr<f32>, %out: ptr<") + resultType + ">) {\n" +
                        "  %r = arange 0, 4\n  %p = addptr %x, %r\n  %v = load %p\n" +
                        "  %m = " + op + " %v, axis=0\n  store %out, %m\n}\n";
   auto module = compileOrFail(source);
   if (!module)
     return 0xdeadbeef;
-  uint32_t out = 0xdeadbeef;
-  float *px = x.data();
-  void *po = &out;
-  launchArgs(module->kernels()[0], {1, 1, 1}, {&px, &po});
-  return out;
+  std::vector<float> x(four.begin(), four.end());
+  std::vector<uint32_t> out(1, 0xdeadbeef);
+  launch(module->kernels()[0], {1, 1, 1}, {x, out});
+  return out[0];
 }
 
 // reduce_max and reduce_min ignore NaN unless every element is NaN; then the

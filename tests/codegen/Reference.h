@@ -3,8 +3,8 @@
 // The codegen tests compare generated code with plain C++ references. This header
 // holds what they share: the element types of Block IR as data, an f16/bf16
 // encoder written here (not taken from the compiler or LLVM, so a rounding bug there
-// cannot hide behind the same bug in the reference), typed byte buffers, and a
-// launch over an argument list built at run time.
+// cannot hide behind the same bug in the reference), and typed byte buffers, which
+// launch takes as arguments.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -207,7 +207,9 @@ inline double roundTo(DType t, double x) {
 }
 
 /// `count` elements of type `t` followed by `pad` guard elements that a
-/// correct kernel never writes.
+/// correct kernel never writes. (A remote launch ships only the `count`
+/// elements, placed right before a PROT_NONE page: there, a write past them
+/// faults instead.)
 class Buffer {
 public:
   Buffer(DType t, size_t count, size_t pad = 16)
@@ -281,12 +283,13 @@ inline std::string describe(DType t, uint64_t bits) {
   return text;
 }
 
-/// Launches `kernel`; `args[i]` points at the storage of argument i (for a
-/// pointer argument, at the pointer).
-inline void launchArgs(const JitKernel &kernel, blockc_grid grid, std::vector<void *> args) {
-  blockc_launch_options options;
-  blockc_launch_options_init(&options);
-  ASSERT_EQ(blockc_launch(kernel.fn, args.data(), grid, &options), 0) << blockc_last_error();
+inline Arg::Arg(Buffer &b)
+    : kind_(Kind::Buffer), data_(b.data()), bytes_(b.size() * bytesOf(b.type())),
+      elementBytes_(bytesOf(b.type())) {}
+
+/// A scalar argument of type `t` with encoding `bits`.
+inline Arg scalarArg(DType t, uint64_t bits) {
+  return Arg::scalarBits(bits, bytesOf(t));
 }
 
 inline int64_t cdiv(int64_t a, int64_t b) {

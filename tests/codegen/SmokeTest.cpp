@@ -15,8 +15,7 @@ TEST(Smoke, VectorAdd) {
     std::vector<float> a(n), b(n), c(n, -1.f);
     for (int i = 0; i < n; ++i)
       a[i] = i * 0.5f, b[i] = 1000.f - i;
-    float *pa = a.data(), *pb = b.data(), *pc = c.data();
-    test::launch(module->kernels()[0], {(n + 255) / 256, 1, 1}, pa, pb, pc, n);
+    test::launch(module->kernels()[0], {(n + 255) / 256, 1, 1}, {a, b, c, n});
     for (int i = 0; i < n; ++i)
       ASSERT_EQ(c[i], a[i] + b[i]) << "n=" << n << " i=" << i;
   }

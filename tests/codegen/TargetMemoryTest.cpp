@@ -82,7 +82,7 @@ TEST_P(TargetMemoryTest, MaskedLoadsAndStoresMatchReference) {
   ASSERT_TRUE(lookupTarget(c.target, target, error)) << error;
   if (!canRunOnThisMachine(target, error))
     GTEST_SKIP() << error;
-  auto module = compileOrFail(maskedKernel(c.type), {}, c.target);
+  auto module = compileInProcessOrFail(maskedKernel(c.type), {}, c.target);
   ASSERT_TRUE(module);
   const size_t width = bytesOf(c.type);
   const uint64_t fill = valueAt(c.type, 7);

@@ -1,0 +1,82 @@
+// The test harness itself (KernelHarness.h): arguments that do not fit a kernel's
+// parameters are refused before anything runs, and on a remote backend a kernel
+// that touches memory outside its buffers is reported with the argument and the
+// offset it hit, after which the restarted runner serves the next launch.
+#include "Reference.h"
+
+using namespace blockc;
+using namespace blockc::test;
+
+namespace {
+
+const char *kCopy = R"(
+constexpr BLOCK: i32 = 64
+kernel @copy(%x: ptr<f32>, %out: ptr<f32>, %n: i32) {
+  %r = arange 0, BLOCK
+  %m = cmp lt %r, %n
+  %xp = addptr %x, %r
+  %v = load %xp, mask=%m
+  %op = addptr %out, %r
+  store %op, %v, mask=%m
+}
+)";
+
+/// What launch throws, or "" if it returns.
+std::string launchFailure(const TestKernel &kernel, const std::vector<Arg> &args) {
+  try {
+    launch(kernel, {1, 1, 1}, args);
+  } catch (const LaunchFailure &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Harness, ArgumentsMustFitParameters) {
+  auto module = compileOrFail(kCopy);
+  ASSERT_TRUE(module);
+  const TestKernel &k = module->kernels()[0];
+  std::vector<float> x(8), out(8);
+  std::vector<double> wide(8);
+  int32_t n = 8;
+  EXPECT_NE(launchFailure(k, {x, out}).find("2 arguments for 3 parameters"), std::string::npos);
+  EXPECT_NE(launchFailure(k, {x, n, n}).find("needs a buffer, got a scalar"), std::string::npos);
+  EXPECT_NE(launchFailure(k, {x, out, out}).find("needs a scalar, got a buffer"),
+            std::string::npos);
+  EXPECT_NE(launchFailure(k, {x, wide, n}).find("needs elements of 4 bytes, got 8"),
+            std::string::npos);
+  EXPECT_NE(launchFailure(k, {x, out, int64_t(8)}).find("needs a value of 4 bytes, got 8"),
+            std::string::npos);
+  EXPECT_EQ(launchFailure(k, {x, out, n}), "");
+}
+
+// An unmasked load of 64 elements from a buffer of 10: the guard page after the
+// buffer catches it, and the failure names the kernel, the argument and the offset.
+TEST(Harness, RemoteFaultNamesArgumentAndRunnerRestarts) {
+  if (launchesInProcess())
+    GTEST_SKIP() << "in process, a fault would end the test binary (MemorySafety tests use "
+                    "child processes instead)";
+  auto bad = compileOrFail(R"(
+kernel @overread(%x: ptr<f32>, %out: ptr<f32>) {
+  %r = arange 0, 64
+  %xp = addptr %x, %r
+  %v = load %xp
+  %s = reduce_sum %v, axis=0
+  store %out, %s
+}
+)");
+  ASSERT_TRUE(bad);
+  std::vector<float> x(10, 1.f), out(1, 0.f);
+  std::string failure = launchFailure(bad->kernels()[0], {x, out});
+  EXPECT_NE(failure.find("kernel overread"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("past the end of argument 0 (a buffer of 40 bytes)"), std::string::npos)
+      << failure;
+  EXPECT_NE(failure.find("signal"), std::string::npos) << failure;
+
+  auto good = compileOrFail(kCopy);
+  ASSERT_TRUE(good);
+  std::vector<float> in = {1, 2, 3}, copy(3, 0.f);
+  launch(good->kernels()[0], {1, 1, 1}, {in, copy, int32_t(3)});
+  EXPECT_EQ(copy, in);
+}
+
+} // namespace
