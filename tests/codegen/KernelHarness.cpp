@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <poll.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -122,6 +123,28 @@ private:
 
 // --- The runner ----------------------------------------------------------------
 
+/// A folder for this process's kernel libraries and runner logs, removed at
+/// exit.
+class TempFolder {
+public:
+  static const std::string &path() {
+    static TempFolder folder;
+    return folder.path_;
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+
+private:
+  TempFolder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "blockc-tests-XXXXXX").string();
+    if (mkdtemp(pattern.data()))
+      path_ = pattern;
+  }
+  std::string path_;
+};
+
 using Clock = std::chrono::steady_clock;
 
 /// The runner process: started on the first remote launch, restarted after
@@ -177,16 +200,24 @@ private:
     int toRunner[2], fromRunner[2];
     if (pipe2(toRunner, O_CLOEXEC) != 0 || pipe2(fromRunner, O_CLOEXEC) != 0)
       throw LaunchFailure("cannot create the runner's pipes");
+    // The runner's (and QEMU's) standard error goes to a file whose end is
+    // quoted when the runner dies: QEMU reports its own failures there.
+    stderrPath_ = TempFolder::path() + "/runner" + std::to_string(generation_ + 1) + ".stderr";
+    int log = open(stderrPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     std::string shell = "exec " + command_;
     pid_t pid = fork();
     if (pid == 0) {
       dup2(toRunner[0], 0);
       dup2(fromRunner[1], 1);
+      if (log >= 0)
+        dup2(log, 2);
       execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char *>(nullptr));
       _exit(127);
     }
     close(toRunner[0]);
     close(fromRunner[1]);
+    if (log >= 0)
+      close(log);
     if (pid < 0) {
       close(toRunner[1]);
       close(fromRunner[0]);
@@ -301,13 +332,13 @@ private:
       how = "exited with status " + std::to_string(WEXITSTATUS(status));
     }
     pid_ = -1, to_ = from_ = -1;
-    return how;
+    std::string log = stderrTail();
+    return log.empty() ? how : how + "; its standard error ends with:\n" + log;
   }
 
   std::string killAndDescribe() {
     kill(pid_, SIGKILL);
-    describeEnd();
-    return "killed";
+    return describeEnd();
   }
 
   void stop() {
@@ -315,32 +346,19 @@ private:
       describeEnd();
   }
 
+  /// The last 3000 bytes the runner wrote to standard error.
+  std::string stderrTail() const {
+    std::ifstream in(stderrPath_, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text.size() > 3000 ? "..." + text.substr(text.size() - 3000) : text;
+  }
+
   pid_t pid_ = -1;
   int to_ = -1, from_ = -1;
+  std::string stderrPath_;
   uint64_t generation_ = 0;
   bool announced_ = false;
   std::string command_;
-};
-
-/// A folder for this process's kernel libraries, removed at exit.
-class TempFolder {
-public:
-  static const std::string &path() {
-    static TempFolder folder;
-    return folder.path_;
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-
-private:
-  TempFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "blockc-tests-XXXXXX").string();
-    if (mkdtemp(pattern.data()))
-      path_ = pattern;
-  }
-  std::string path_;
 };
 
 class RemoteModule : public TestModule {
@@ -453,20 +471,68 @@ std::vector<std::string> splitPath(const std::string &list) {
   return folders;
 }
 
+/// Compiles `file` to the shared library `library` in a child process, so
+/// that a compiler crash (an LLVM fatal error aborts) fails one test instead
+/// of ending the test binary. Returns "" or what the compiler said.
+std::string compileInChild(const SourceFile &file, const CompileOptions &options,
+                           const std::string &library) {
+  int err[2];
+  if (pipe2(err, O_CLOEXEC) != 0)
+    return "cannot create a pipe for the compiler's messages";
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(err[1], 2);
+    DiagnosticEngine diags;
+    if (compileToFile(file, options, EmitKind::SharedLibrary, library, diags))
+      _exit(0);
+    std::string message = formatDiagnostic(diags.diagnostic(), &file) + "\n";
+    (void)!write(2, message.data(), message.size());
+    _exit(1);
+  }
+  close(err[1]);
+  if (pid < 0) {
+    close(err[0]);
+    return "cannot fork the compiler";
+  }
+  std::string messages;
+  char chunk[4096];
+  for (ssize_t n; (n = read(err[0], chunk, sizeof chunk)) != 0;)
+    if (n > 0)
+      messages.append(chunk, size_t(n));
+    else if (errno != EINTR)
+      break;
+  close(err[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return "";
+  if (messages.size() > 4000) // LLVM's stack dump after its message
+    messages = messages.substr(0, 4000) + "...\n";
+  if (WIFSIGNALED(status))
+    messages = "the compiler crashed (signal " + std::to_string(WTERMSIG(status)) + ", " +
+               strsignal(WTERMSIG(status)) + "):\n" + messages;
+  return messages.empty() ? "the compiler failed without a message" : messages;
+}
+
 std::unique_ptr<TestModule> compileRemote(const std::string &source, CompileOptions options) {
   static int counter = 0;
   SourceFile file{"test.bir", source};
-  DiagnosticEngine diags;
   options.librarySearchPaths = splitPath(envOr("BLOCKC_TEST_LIBRARY_PATH", ""));
   const std::string &folder = TempFolder::path();
-  EXPECT_FALSE(folder.empty()) << "cannot create a folder for kernel libraries";
+  if (folder.empty()) {
+    ADD_FAILURE() << "cannot create a folder for kernel libraries";
+    return nullptr;
+  }
   std::string library = folder + "/kernels" + std::to_string(++counter) + ".so";
-  std::unique_ptr<Module> module;
-  if (!folder.empty() && compileToFile(file, options, EmitKind::SharedLibrary, library, diags))
-    module = parseModule(file, options.defines, diags);
-  EXPECT_TRUE(module) << "compiling for " << options.target << ": "
-                      << formatDiagnostic(diags.diagnostic(), &file) << "\n"
-                      << source;
+  std::string error = compileInChild(file, options, library);
+  if (!error.empty()) {
+    ADD_FAILURE() << "compiling for " << options.target << ": " << error << "\n" << source;
+    return nullptr;
+  }
+  DiagnosticEngine diags;
+  std::unique_ptr<Module> module = parseModule(file, options.defines, diags);
+  EXPECT_TRUE(module) << formatDiagnostic(diags.diagnostic(), &file);
   if (!module)
     return nullptr;
   return std::make_unique<RemoteModule>(library, source, *module, options.kernels);
