@@ -86,6 +86,7 @@ public:
   template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   Arg(T v) // NOLINT(google-explicit-constructor)
       : kind_(Kind::Scalar), bytes_(sizeof(T)), elementBytes_(sizeof(T)) {
+    static_assert(sizeof(T) <= sizeof(scalar_), "kernel scalars are at most 8 bytes");
     std::memcpy(&scalar_, &v, sizeof v);
   }
   /// A scalar given as the low `bytes` bytes of `bits`.
