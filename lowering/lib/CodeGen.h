@@ -118,6 +118,11 @@ private:
   /// f32 to bf16, rounded to nearest even in integer arithmetic: subnormals
   /// survive, NaNs stay quiet NaNs.
   llvm::Value *roundToBF16(llvm::Value *f32);
+  /// bf16 to f32, exactly, in integer arithmetic: no ISA needs bf16
+  /// instructions for it (RVV has none without zvfbfmin).
+  llvm::Value *extendBF16(llvm::Value *bf16);
+  /// A float (scalar or strip, not bf16) to the integer type `to`, saturating.
+  llvm::Value *saturatingFloatToInt(llvm::Value *v, const Type &to);
   /// f64, i32 or i64 to f32 rounded to odd, so that a second rounding to bf16
   /// gives the correctly rounded result of the whole conversion.
   llvm::Value *toF32RoundToOdd(llvm::Value *v, const Type &from);
@@ -145,6 +150,8 @@ private:
   // --- Math (MathLowering.cpp) ---
   llvm::Value *emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
   llvm::Value *callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
+  /// x - trunc(x / y) * y exactly, as C's fmod (scalar or strip).
+  llvm::Value *floatRemainder(llvm::Value *x, llvm::Value *y);
   /// `fn` on each half of the strips `args`, joined: for strips wider than
   /// any SLEEF variant of the ISA.
   llvm::Value *callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);

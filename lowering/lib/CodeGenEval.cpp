@@ -231,7 +231,14 @@ llvm::Value *KernelCodeGen::evalDef(const Operation &op, const Value *v, const C
 llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Value *> a,
                                     const Type &operandType) {
   if (operandType.kind() == ScalarKind::BF16 && !operandType.isPointer() &&
-      op.kind() != OpKind::Select) {
+      op.kind() == OpKind::Select) {
+    // Selected as bit patterns: RVV has no bf16 vectors to select.
+    llvm::Type *bits = sameShape(a[1]->getType(), b_.getInt16Ty());
+    return b_.CreateBitCast(
+        b_.CreateSelect(a[0], b_.CreateBitCast(a[1], bits), b_.CreateBitCast(a[2], bits)),
+        a[1]->getType());
+  }
+  if (operandType.kind() == ScalarKind::BF16 && !operandType.isPointer()) {
     // Hardware bf16 conversions (vcvtneps2bf16) flush subnormals: compute in
     // f32 and round once, in software, with convert(). Ops whose result is one
     // of their operands work on the bf16 values themselves, since LLVM would
@@ -254,7 +261,11 @@ llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Va
       llvm::Value *x = convert(a[0], bf16, f32, false), *y = convert(a[1], bf16, f32, false);
       llvm::Value *better =
           op.kind() == OpKind::Max ? b_.CreateFCmpOGT(x, y) : b_.CreateFCmpOLT(x, y);
-      return b_.CreateSelect(b_.CreateOr(better, b_.CreateFCmpUNO(y, y)), a[0], a[1]);
+      // Selected as bit patterns: RVV cannot select bf16 vectors.
+      llvm::Value *pick = b_.CreateOr(better, b_.CreateFCmpUNO(y, y));
+      return b_.CreateBitCast(
+          b_.CreateSelect(pick, b_.CreateBitCast(a[0], bits), b_.CreateBitCast(a[1], bits)),
+          a[0]->getType());
     }
     default:
       break;
@@ -299,7 +310,15 @@ llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Va
   case OpKind::Div:
     return isFloat ? b_.CreateFDiv(a[0], a[1]) : b_.CreateSDiv(a[0], safeDivisor(a[0], a[1]));
   case OpKind::Rem:
-    return isFloat ? b_.CreateFRem(a[0], a[1]) : b_.CreateSRem(a[0], safeDivisor(a[0], a[1]));
+    if (isFloat && operandType.kind() == ScalarKind::F16) {
+      // In f32, where libm has fmod; the remainder is exact in f16 again.
+      Type f16 = Type::scalar(ScalarKind::F16), f32 = Type::scalar(ScalarKind::F32);
+      llvm::Value *x = convert(a[0], f16, f32, false), *y = convert(a[1], f16, f32, false);
+      return convert(floatRemainder(x, y), f32, f16, false);
+    }
+    if (isFloat)
+      return floatRemainder(a[0], a[1]);
+    return b_.CreateSRem(a[0], safeDivisor(a[0], a[1]));
   case OpKind::Min:
     return intrinsic(isFloat ? llvm::Intrinsic::minnum : llvm::Intrinsic::smin, a);
   case OpKind::Max:

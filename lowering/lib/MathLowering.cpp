@@ -123,6 +123,29 @@ llvm::Value *KernelCodeGen::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> a
   return b_.CreateIntrinsic(fallbackIntrinsic(fn), {type}, args);
 }
 
+llvm::Value *KernelCodeGen::floatRemainder(llvm::Value *x, llvm::Value *y) {
+  auto *vecTy = llvm::dyn_cast<llvm::VectorType>(x->getType());
+  if (!vecTy || !vecTy->isScalableTy())
+    return b_.CreateFRem(x, y); // LLVM calls libm's fmod per lane
+  // LLVM cannot call a scalar function per lane of a scalable vector, and no
+  // vector fmod is exact over the whole range (SLEEF's gives NaN once x / y
+  // overflows): call libm's fmod lane by lane through a stack slot.
+  llvm::Type *elem = vecTy->getElementType();
+  auto fmod = module_.getOrInsertFunction(elem->isDoubleTy() ? "fmod" : "fmodf",
+                                          llvm::FunctionType::get(elem, {elem, elem}, false));
+  llvm::IRBuilder<> entry(allocaBlock_, allocaBlock_->begin());
+  llvm::Value *xs = entry.CreateAlloca(vecTy), *ys = entry.CreateAlloca(vecTy);
+  b_.CreateStore(x, xs);
+  b_.CreateStore(y, ys);
+  llvm::Value *lanes = b_.CreateElementCount(b_.getInt64Ty(), vecTy->getElementCount());
+  emitCountedLoop(i64(0), lanes, i64(1), [&](llvm::Value *i) {
+    llvm::Value *xi = b_.CreateLoad(elem, b_.CreateGEP(elem, xs, i));
+    llvm::Value *yi = b_.CreateLoad(elem, b_.CreateGEP(elem, ys, i));
+    b_.CreateStore(b_.CreateCall(fmod, {xi, yi}), b_.CreateGEP(elem, xs, i));
+  });
+  return b_.CreateLoad(vecTy, xs);
+}
+
 llvm::Value *KernelCodeGen::callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Value *> args,
                                               ScalarKind elem) {
   auto *type = llvm::cast<llvm::VectorType>(args[0]->getType());
@@ -146,7 +169,8 @@ llvm::Value *KernelCodeGen::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> 
     llvm::Type *f32 = type->isVectorTy() ? vectorOf(b_.getFloatTy()) : b_.getFloatTy();
     llvm::SmallVector<llvm::Value *, 2> wide;
     for (llvm::Value *a : args)
-      wide.push_back(b_.CreateFPExt(a, f32));
+      wide.push_back(convert(a, Type::scalar(elem), Type::scalar(ScalarKind::F32), false));
+    (void)f32;
     return convert(emitMath(kind, wide, ScalarKind::F32), Type::scalar(ScalarKind::F32),
                    Type::scalar(elem), false);
   }

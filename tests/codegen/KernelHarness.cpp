@@ -561,6 +561,7 @@ std::unique_ptr<JitModule> compileInProcessOrFail(const std::string &source,
 std::unique_ptr<TestModule> compileWithOptionsOrFail(const std::string &source,
                                                      CompileOptions options) {
   options.target = testTarget();
+  options.features = envOr("BLOCKC_TEST_FEATURES", "");
   if (!launchesInProcess())
     return compileRemote(source, options);
   setenv("BLOCKC_CACHE_DIR", "off", 1);
