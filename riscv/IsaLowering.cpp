@@ -28,7 +28,11 @@ public:
     // The widest group whose live strips still fit: a vector add streams
     // with m8, an expression needing six strips at once stays at m2.
     unsigned group = demand.callsMath ? kMaxRegisterGroupWithMath : kMaxRegisterGroup;
-    while (group > 1 && demand.liveStrips * group > kRegisterBudget)
+    // Index strips wider than the data (i32 offsets of i8 data) take groups
+    // that many times larger, and no group exceeds eight registers.
+    unsigned indexScale = demand.widestIndexBits / demand.widestElementBits;
+    while (group > 1 && (demand.liveStrips * group > kRegisterBudget ||
+                         group * indexScale > kMaxRegisterGroup))
       group /= 2;
     unsigned lanes = kBitsPerVscale / demand.widestElementBits * group;
     return {llvm::ElementCount::getScalable(lanes), group};

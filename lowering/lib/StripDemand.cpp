@@ -1,8 +1,11 @@
 //===- StripDemand.cpp - What a kernel asks of its strips -----------------===//
 //
-// The widest element decides how many lanes a strip has; the register need of
-// the fused expressions decides how many registers one strip may take (RVV's
-// register groups). The need is the Sethi-Ullman number of each expression a
+// The widest data element decides how many lanes a strip has; the register
+// need of the fused expressions decides how many registers one strip may take
+// (RVV's register groups). Data is what is loaded, computed from loads, or
+// stored; index arithmetic (aranges, offsets, the compares of masks) follows
+// at whatever width it has, so an i8 kernel with i32 offsets still gets
+// strips of a full register of i8. The need is the Sethi-Ullman number of each expression a
 // strip loop evaluates: a chain of twenty ops needs two registers, a sum of
 // eight loads eight.
 //
@@ -13,6 +16,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace blockc {
 
@@ -34,20 +38,48 @@ public:
       bool math = sleefFunction(op->kind()) || op->kind() == OpKind::Sigmoid;
       if (math && !op->results.empty() && op->result()->type().isBlock())
         demand.callsMath = true;
-      for (const auto &r : op->results)
-        if (r->type().isBlock())
+      bool data = op->kind() == OpKind::Load || !op->regions.empty() ||
+                  std::any_of(op->operands.begin(), op->operands.end(),
+                              [&](const Value *v) { return data_.count(v) != 0; });
+      for (const auto &r : op->results) {
+        if (!r->type().isBlock())
+          continue;
+        widestAny_ = std::max(widestAny_, stripBits(r->type()));
+        if (data) {
+          data_.insert(r.get());
           demand.widestElementBits = std::max(demand.widestElementBits, stripBits(r->type()));
+        }
+      }
+      if (op->kind() == OpKind::Store && op->operands[1]->type().isBlock())
+        demand.widestElementBits =
+            std::max(demand.widestElementBits, stripBits(op->operands[1]->type()));
       for (const Value *operand : op->operands)
         if (operand->type().isBlock())
           demand.liveStrips = std::max(demand.liveStrips, registersFor(operand));
-      for (const auto &inner : op->regions)
+      for (const auto &inner : op->regions) {
+        for (const auto &arg : inner->args)
+          data_.insert(arg.get());
         visit(*inner);
+      }
     }
   }
 
-  StripDemand demand{0, 1, false};
+  StripDemand finish() {
+    StripDemand result = demand;
+    // Without data (a kernel storing only index arithmetic), size by that;
+    // with neither, as i32.
+    if (result.widestElementBits == 0)
+      result.widestElementBits = widestAny_ ? widestAny_ : 32;
+    result.widestIndexBits = std::max(widestAny_, result.widestElementBits);
+    return result;
+  }
 
 private:
+  StripDemand demand{0, 0, 1, false};
+  std::unordered_set<const Value *> data_;
+  unsigned widestAny_ = 0;
+
+
   /// Registers evaluating `v` in one strip needs: 1 for a value read from
   /// memory or computed elsewhere, the Sethi-Ullman number of its operands'
   /// needs for a fused op.
@@ -75,9 +107,7 @@ private:
 StripDemand measureStripDemand(const Function &fn, const FusionPlan &plan) {
   DemandWalk walk(plan);
   walk.visit(fn.body);
-  if (walk.demand.widestElementBits == 0)
-    walk.demand.widestElementBits = 32; // only masks and pointers: size as i32
-  return walk.demand;
+  return walk.finish();
 }
 
 } // namespace blockc

@@ -27,9 +27,12 @@ namespace blockc {
 
 /// What a kernel asks of its strips, measured before code is generated.
 struct StripDemand {
-  /// Bits of the widest element a strip carries. f16 and bf16 count as 32:
-  /// their arithmetic is done in f32.
+  /// Bits of the widest data element a strip carries (loaded, computed from
+  /// loads, or stored). f16 and bf16 count as 32: their arithmetic is in f32.
   unsigned widestElementBits = 32;
+  /// Bits of the widest element of any strip, index arithmetic included (i32
+  /// offsets in an i8 kernel): such strips span several registers.
+  unsigned widestIndexBits = 32;
   /// An estimate of the strips live at once in the busiest fused loop body.
   unsigned liveStrips = 1;
   /// Whether strips are passed to SLEEF: each call clobbers every vector
