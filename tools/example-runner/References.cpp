@@ -4,8 +4,27 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 
 namespace blockc::reference {
+
+std::vector<float> randomVector(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+double maxRelativeError(const std::vector<float> &got, const std::vector<double> &want) {
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double err = std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i]));
+    worst = std::max(worst, std::isnan(got[i]) ? INFINITY : err);
+  }
+  return worst;
+}
 
 void vectorAdd(const float *a, const float *b, double *c, int64_t n) {
   for (int64_t i = 0; i < n; ++i)

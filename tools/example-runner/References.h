@@ -6,10 +6,17 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace blockc::reference {
+
+/// `n` floats uniform in [-1, 1), the same for the same seed on every machine
+/// that runs the examples (the host JIT runner and the cross-built one).
+std::vector<float> randomVector(size_t n, uint32_t seed);
+/// The largest |got - want| / max(1, |want|); infinite where got is NaN.
+double maxRelativeError(const std::vector<float> &got, const std::vector<double> &want);
 
 void vectorAdd(const float *a, const float *b, double *c, int64_t n);
 void softmax(const float *x, double *y, int64_t rows, int64_t cols);

@@ -28,6 +28,9 @@
 
 namespace {
 
+using blockc::reference::maxRelativeError;
+using blockc::reference::randomVector;
+
 struct Result {
   std::string kernel;
   bool correct;
@@ -35,24 +38,6 @@ struct Result {
   double seconds; // < 0: not timed
   double bytes, flops;
 };
-
-std::vector<float> randomVector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-double maxRelativeError(const std::vector<float> &got, const std::vector<double> &want) {
-  double worst = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    double err = std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i]));
-    worst = std::max(worst, std::isnan(got[i]) ? INFINITY : err);
-  }
-  return worst;
-}
 
 bool quick = false;
 
