@@ -1,7 +1,7 @@
 //===- Runner.cpp - Launches kernel libraries for a test process ----------===//
 //
 // The other half of the codegen tests' remote backend (tests/codegen/
-// KernelHarness.cpp): a persistent server, cross-compiled for riscv64 and
+// RemoteBackend.cpp): a persistent server, cross-compiled for riscv64 and
 // aarch64 and run under QEMU user mode, that loads kernel shared libraries
 // and launches their kernels with the blockc runtime, answering the requests
 // of tests/cross/Protocol.h on its standard input and output.
