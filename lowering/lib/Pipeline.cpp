@@ -5,6 +5,7 @@
 //   FoldConstants                        scalar integer arithmetic on constants
 //   SimplifyMasks                        masks true in every lane disappear
 //   FoldConstants                        what SimplifyMasks exposed
+//   CanonicalizePointers                 carried pointer tiles as scalar bases
 //   FuseElementwise                      which block values live in scratch
 //   GenerateLLVM                         strip loops, SLEEF, for a Target
 //   OptimizeLLVM                         LLVM's O3, vectorizers off
@@ -35,8 +36,9 @@ namespace blockc {
 
 const std::vector<std::string> &stageNames() {
   static const std::vector<std::string> names = {
-      "SpecializeConstexprs", "InlineCalls",  "FoldConstants", "SimplifyMasks",
-      "FuseElementwise",      "GenerateLLVM", "OptimizeLLVM",  "EmitMachineCode"};
+      "SpecializeConstexprs", "InlineCalls",          "FoldConstants",
+      "SimplifyMasks",        "CanonicalizePointers", "FuseElementwise",
+      "GenerateLLVM",         "OptimizeLLVM",         "EmitMachineCode"};
   return names;
 }
 
@@ -131,7 +133,9 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
       !selectKernels(*module, options.kernels, error) ||
       !pass("FoldConstants", *module, foldConstants(*module)) ||
       !pass("SimplifyMasks", *module, simplifyMasks(*module)) ||
-      !pass("FoldConstants", *module, foldConstants(*module)))
+      !pass("FoldConstants", *module, foldConstants(*module)) ||
+      !pass("CanonicalizePointers", *module,
+            options.canonicalizePointers && canonicalizePointers(*module)))
     return fail(error);
 
   std::vector<FusionPlan> plans;

@@ -23,9 +23,9 @@ const std::string kRunVectorAdd = "run " + kVectorAdd +
                                   "--arg b=1000xf32=random --arg c=1000xf32=0 --arg n=1000";
 
 /// Every name --print-after accepts, in pipeline order.
-const char *const kStages[] = {"SpecializeConstexprs", "InlineCalls",     "FoldConstants",
-                               "SimplifyMasks",        "FuseElementwise", "GenerateLLVM",
-                               "OptimizeLLVM",         "EmitMachineCode"};
+const char *const kStages[] = {"SpecializeConstexprs", "InlineCalls",          "FoldConstants",
+                               "SimplifyMasks",        "CanonicalizePointers", "FuseElementwise",
+                               "GenerateLLVM",         "OptimizeLLVM",         "EmitMachineCode"};
 
 std::string writeSource(const std::string &name, const std::string &text) {
   fs::path path = freshDir(name) / (name + ".bir");

@@ -44,6 +44,8 @@ std::vector<FlagSpec> compilerFlags() {
        "arguments: see docs/reference.md)"},
       {"--dump-dir", "DIR",
        "write every stage (.bir per pass, fusion plans, LLVM IR, assembly) to DIR"},
+      {"--no-canonicalize-pointers", "",
+       "keep pointer tiles carried through loops as tiles (skips CanonicalizePointers)"},
       {"-L", "DIR", "--emit=so: look for the target's SLEEF and libm in DIR first (repeatable)",
        true},
   };
@@ -58,6 +60,7 @@ bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::str
   options.defines = *defines;
   options.fastMath = args.has("--fast-math");
   options.checkBounds = args.has("--check-bounds");
+  options.canonicalizePointers = !args.has("--no-canonicalize-pointers");
   options.dumpDir = args.value("--dump-dir");
   options.librarySearchPaths = args.values("-L");
   for (const std::string &stage : args.values("--print-after")) {

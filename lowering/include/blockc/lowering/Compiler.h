@@ -39,6 +39,8 @@ struct CompileOptions {
   /// of the argument it was derived from (docs/bounds-checking.md describes
   /// the calling convention this adds).
   bool checkBounds = false;
+  /// Runs CanonicalizePointers (off: `--no-canonicalize-pointers`, to compare).
+  bool canonicalizePointers = true;
   /// Folders where `--emit=so` looks for the target's SLEEF and libm before
   /// the system's (for a cross target: its Debian sysroot, /usr/TRIPLE/lib).
   std::vector<std::string> librarySearchPaths;

@@ -27,4 +27,13 @@ bool foldConstants(Module &module);
 ///   load %p, mask=%m, other=%z   ->   load %p
 bool simplifyMasks(Module &module);
 
+/// Pointer tiles carried through a loop and advanced by a scalar step are
+/// carried as their scalar base, and rebuilt from their loop-invariant
+/// offsets where they are used, so that loads and stores through them keep a
+/// known stride:
+///   for ... iter(%p = addptr %a, %offs) { ...; yield (addptr %p, %step) }
+///   ->  for ... iter(%p_base = %a) { %p = addptr %p_base, %offs; ...;
+///                                    yield (addptr %p_base, %step) }
+bool canonicalizePointers(Module &module);
+
 } // namespace blockc
