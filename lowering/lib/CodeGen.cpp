@@ -295,10 +295,25 @@ void KernelCodeGen::emitStore(const Operation &op) {
                              b_.CreateVectorSplat(1, mask));
       return;
     }
-    if (operandStride(op, 0) == std::optional<int64_t>(1))
+    std::optional<Stride> stride = operandStride(op, 0);
+    if (stride && stride->isConstant(1)) {
       storeStrip(value, evalOperand(op, 0, coords, false), align, mask);
-    else
+    } else if (stride && stride->scale) {
+      llvm::Value *first = evalOperand(op, 0, coords, false);
+      llvm::Value *ptrs = evalOperand(op, 0, coords, true);
+      whenUnitStride(
+          runtimeStride(*stride),
+          [&]() -> llvm::Value * {
+            storeStrip(value, first, align, mask);
+            return nullptr;
+          },
+          [&]() -> llvm::Value * {
+            scatterStrip(value, ptrs, align, mask);
+            return nullptr;
+          });
+    } else {
       scatterStrip(value, evalOperand(op, 0, coords, true), align, mask);
+    }
   });
 }
 

@@ -42,6 +42,16 @@ inline llvm::Type *sameShape(llvm::Type *like, llvm::Type *element) {
   return element;
 }
 
+/// The distance in elements between consecutive lanes of a strip along the
+/// last dimension: `factor` times the scalar `scale` (1 when null), as the
+/// offsets' arithmetic says; a scalar argument such as a row stride is known
+/// only when the kernel runs.
+struct Stride {
+  int64_t factor = 0;
+  const Value *scale = nullptr;
+  bool isConstant(int64_t c) const { return !scale && factor == c; }
+};
+
 /// The SLEEF function a float op is, if any (sigmoid is not one, but calls exp).
 std::optional<MathFn> sleefFunction(OpKind kind);
 
@@ -126,10 +136,15 @@ private:
   /// f64, i32 or i64 to f32 rounded to odd, so that a second rounding to bf16
   /// gives the correctly rounded result of the whole conversion.
   llvm::Value *toF32RoundToOdd(llvm::Value *v, const Type &from);
-  /// Stride in elements along the last dimension between consecutive lanes
-  /// of `v`, when it is a compile-time constant.
-  std::optional<int64_t> strideOf(const Value *v);
-  std::optional<int64_t> operandStride(const Operation &op, unsigned i);
+  // --- Strides of pointer strips (CodeGenStrides.cpp) ---
+  std::optional<Stride> strideOf(const Value *v);
+  std::optional<Stride> operandStride(const Operation &op, unsigned i);
+  /// The stride's value (i64) in the program.
+  llvm::Value *runtimeStride(const Stride &stride);
+  /// Emits `unit` where `stride` is 1 when the kernel runs and `other`
+  /// elsewhere, and merges their results (null: nothing to merge).
+  llvm::Value *whenUnitStride(llvm::Value *stride, const std::function<llvm::Value *()> &unit,
+                              const std::function<llvm::Value *()> &other);
   llvm::Value *loadBuffer(llvm::Value *buffer, const Type &type, const Coords &coords, bool vector);
   void storeBuffer(llvm::Value *buffer, const Type &type, const Coords &coords, llvm::Value *value,
                    bool vector);

@@ -74,57 +74,6 @@ llvm::Value *KernelCodeGen::evalOperand(const Operation &op, unsigned i, const C
   return eval(operand, mapped, vector);
 }
 
-std::optional<int64_t> KernelCodeGen::operandStride(const Operation &op, unsigned i) {
-  const Shape &shape = op.operands[i]->type().shape();
-  if (shape.empty() || shape.back() == 1)
-    return 0;
-  return strideOf(op.operands[i]);
-}
-
-std::optional<int64_t> KernelCodeGen::strideOf(const Value *v) {
-  if (v->type().isScalar() || v->type().shape().back() == 1)
-    return 0;
-  if (buffers_.count(v) || !v->definingOp())
-    return std::nullopt;
-  const Operation &op = *v->definingOp();
-  auto add = [](std::optional<int64_t> a, std::optional<int64_t> b, int sign) {
-    return a && b ? std::optional<int64_t>(*a + sign * *b) : std::nullopt;
-  };
-  switch (op.kind()) {
-  case OpKind::Arange:
-    return 1;
-  case OpKind::Const:
-  case OpKind::Splat:
-    return 0;
-  case OpKind::Broadcast:
-    return operandStride(op, 0);
-  case OpKind::ExpandDims:
-    return strideOf(op.operands[0]);
-  case OpKind::Add:
-  case OpKind::AddPtr:
-    return add(operandStride(op, 0), operandStride(op, 1), 1);
-  case OpKind::Sub:
-    return add(operandStride(op, 0), operandStride(op, 1), -1);
-  case OpKind::Mul:
-    for (unsigned i = 0; i < 2; ++i) {
-      const Operation *other = op.operands[1 - i]->definingOp();
-      std::optional<int64_t> s = operandStride(op, i);
-      if (operandStride(op, 1 - i) == std::optional<int64_t>(0) && s == std::optional<int64_t>(0))
-        return 0;
-      if (s && other && other->kind() == OpKind::Const && !other->constant.isFloat)
-        return *s * other->constant.intValue;
-    }
-    return std::nullopt;
-  case OpKind::Cast:
-    if (op.operands[0]->type().isInteger() && op.targetType.isInteger() &&
-        bitWidth(op.targetType.kind()) >= bitWidth(op.operands[0]->type().kind()))
-      return operandStride(op, 0);
-    return std::nullopt;
-  default:
-    return std::nullopt;
-  }
-}
-
 llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, bool vector) {
   const Type &resultType = op.result()->type();
   llvm::Type *memTy = memoryType(resultType);
@@ -151,11 +100,17 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
       value = b_.CreateExtractElement(loaded, uint64_t(0));
     }
   } else {
-    std::optional<int64_t> stride = operandStride(op, 0);
-    if (stride == std::optional<int64_t>(1)) {
+    std::optional<Stride> stride = operandStride(op, 0);
+    if (stride && stride->isConstant(1)) {
       value = loadStrip(loadTy, evalOperand(op, 0, coords, false), align, mask, passthru);
-    } else if (stride == std::optional<int64_t>(0) && !mask) {
+    } else if (stride && stride->isConstant(0) && !mask) {
       value = splat(b_.CreateAlignedLoad(memTy, evalOperand(op, 0, coords, false), align));
+    } else if (stride && stride->scale) {
+      llvm::Value *first = evalOperand(op, 0, coords, false);
+      llvm::Value *ptrs = evalOperand(op, 0, coords, true);
+      value = whenUnitStride(
+          runtimeStride(*stride), [&] { return loadStrip(loadTy, first, align, mask, passthru); },
+          [&] { return gatherStrip(loadTy, ptrs, align, mask, passthru); });
     } else {
       llvm::Value *ptrs = evalOperand(op, 0, coords, true);
       value = gatherStrip(loadTy, ptrs, align, mask, passthru);

@@ -182,27 +182,37 @@ TEST(Examples, Matmul) {
     auto module = compileOrFail(example("matmul"), defines);
     ASSERT_TRUE(module);
     int bm = defines.empty() ? 64 : 32, bn = defines.empty() ? 64 : 16;
-    for (auto [m, n, k] :
-         {std::array<int32_t, 3>{65, 77, 91}, {1, 1, 1}, {128, 64, 32}, {7, 130, 5}}) {
-      int32_t sam = k + 3, sak = 1, sbk = 1, sbn = k + 5, scm = n + 2, scn = 1;
-      std::vector<float> a = randomFloats(size_t(m) * sam, -1, 1, m),
-                         b = randomFloats(size_t(n) * sbn, -1, 1, n);
-      std::vector<float> c(size_t(m) * scm, kUntouched);
-      launch(module->kernels()[0], {cdiv(m, bm) * cdiv(n, bn), 1, 1},
-             {a, b, c, m, n, k, sam, sak, sbk, sbn, scm, scn});
-      Product want = naiveProduct(a.data(), sam, sak, b.data(), sbk, sbn, m, n, k);
-      for (int i = 0; i < m; ++i)
-        for (int j = 0; j < scm; ++j) {
-          float got = c[size_t(i) * scm + j];
-          if (j >= n) {
-            ASSERT_EQ(got, kUntouched) << "wrote padding at " << i << "," << j;
-            continue;
-          }
-          size_t e = size_t(i) * n + j;
-          ASSERT_NEAR(got, want.value[e], want.bound[e] + 1e-6)
-              << m << "x" << n << "x" << k << " at " << i << "," << j;
+    // Strides are arguments: each operand both contiguous along its last
+    // dimension (stride 1 when the kernel runs: vector loads and stores) and
+    // transposed (any other stride: gathers and scatters).
+    for (bool transposed : {false, true})
+      for (auto [m, n, k] :
+           {std::array<int32_t, 3>{65, 77, 91}, {1, 1, 1}, {128, 64, 32}, {7, 130, 5}}) {
+        int32_t sam = k + 3, sak = 1, sbk = 1, sbn = k + 5, scm = n + 2, scn = 1;
+        if (transposed) {
+          sam = 1, sak = m + 2, sbk = n + 1, sbn = 1, scm = 1, scn = m + 3;
         }
-    }
+        std::vector<float> a = randomFloats(size_t(std::max(m * sam, k * sak)), -1, 1, m),
+                           b = randomFloats(size_t(std::max(k * sbk, n * sbn)), -1, 1, n);
+        size_t cSize = size_t(std::max(m * scm, n * scn));
+        std::vector<float> c(cSize, kUntouched);
+        launch(module->kernels()[0], {cdiv(m, bm) * cdiv(n, bn), 1, 1},
+               {a, b, c, m, n, k, sam, sak, sbk, sbn, scm, scn});
+        Product want = naiveProduct(a.data(), sam, sak, b.data(), sbk, sbn, m, n, k);
+        std::vector<bool> written(cSize, false);
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < n; ++j) {
+            size_t at = size_t(i) * scm + size_t(j) * scn;
+            written[at] = true;
+            size_t e = size_t(i) * n + j;
+            ASSERT_NEAR(c[at], want.value[e], want.bound[e] + 1e-6)
+                << m << "x" << n << "x" << k << (transposed ? " transposed" : "") << " at " << i
+                << "," << j;
+          }
+        for (size_t at = 0; at < cSize; ++at)
+          if (!written[at])
+            ASSERT_EQ(c[at], kUntouched) << "wrote padding at " << at;
+      }
   }
 }
 

@@ -1,0 +1,120 @@
+//===- CodeGenStrides.cpp - How far apart the lanes of a pointer strip are ===//
+//
+// A load or store whose lanes are one element apart is one vector access; any
+// other distance needs a gather or a scatter. The distance comes from the
+// arithmetic of the offsets (aranges, constants, scalar arguments), so it is
+// known either when compiling or, for a stride passed as an argument (the
+// matmul's stride_ak), when the kernel runs: such accesses are versioned, a
+// vector access where the stride turns out to be 1 and a gather elsewhere.
+//
+//===----------------------------------------------------------------------===//
+#include "CodeGen.h"
+
+namespace blockc {
+
+namespace {
+
+Stride zero() {
+  return {};
+}
+
+/// a + sign * b, when the two scale alike.
+std::optional<Stride> addStrides(std::optional<Stride> a, std::optional<Stride> b, int sign) {
+  if (!a || !b)
+    return std::nullopt;
+  if (b->isConstant(0))
+    return a;
+  if (a->isConstant(0))
+    return Stride{sign * b->factor, b->scale};
+  if (a->scale != b->scale)
+    return std::nullopt;
+  Stride sum{a->factor + sign * b->factor, a->scale};
+  return sum.factor == 0 ? zero() : sum;
+}
+
+} // namespace
+
+std::optional<Stride> KernelCodeGen::operandStride(const Operation &op, unsigned i) {
+  const Shape &shape = op.operands[i]->type().shape();
+  if (shape.empty() || shape.back() == 1)
+    return zero();
+  return strideOf(op.operands[i]);
+}
+
+std::optional<Stride> KernelCodeGen::strideOf(const Value *v) {
+  if (v->type().isScalar() || v->type().shape().back() == 1)
+    return zero();
+  if (buffers_.count(v) || !v->definingOp())
+    return std::nullopt;
+  const Operation &op = *v->definingOp();
+  switch (op.kind()) {
+  case OpKind::Arange:
+    return Stride{1, nullptr};
+  case OpKind::Const:
+  case OpKind::Splat:
+    return zero();
+  case OpKind::Broadcast:
+    return operandStride(op, 0);
+  case OpKind::ExpandDims:
+    return strideOf(op.operands[0]);
+  case OpKind::Add:
+  case OpKind::AddPtr:
+    return addStrides(operandStride(op, 0), operandStride(op, 1), 1);
+  case OpKind::Sub:
+    return addStrides(operandStride(op, 0), operandStride(op, 1), -1);
+  case OpKind::Mul:
+    for (unsigned i = 0; i < 2; ++i) {
+      std::optional<Stride> s = operandStride(op, i), other = operandStride(op, 1 - i);
+      if (!s || !other || !other->isConstant(0))
+        continue;
+      if (s->isConstant(0))
+        return zero();
+      const Value *factor = op.operands[1 - i];
+      const Operation *def = factor->definingOp();
+      if (def && def->kind() == OpKind::Const && !def->constant.isFloat)
+        return Stride{s->factor * def->constant.intValue, s->scale};
+      if (factor->type().isScalar() && !s->scale)
+        return Stride{s->factor, factor};
+    }
+    return std::nullopt;
+  case OpKind::Cast:
+    if (op.operands[0]->type().isInteger() && op.targetType.isInteger() &&
+        bitWidth(op.targetType.kind()) >= bitWidth(op.operands[0]->type().kind()))
+      return operandStride(op, 0);
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+llvm::Value *KernelCodeGen::runtimeStride(const Stride &stride) {
+  llvm::Value *scale = stride.scale ? eval(stride.scale, {}, false) : i64(1);
+  scale = b_.CreateSExtOrTrunc(scale, b_.getInt64Ty());
+  return b_.CreateMul(scale, i64(stride.factor));
+}
+
+llvm::Value *KernelCodeGen::whenUnitStride(llvm::Value *stride,
+                                           const std::function<llvm::Value *()> &unit,
+                                           const std::function<llvm::Value *()> &other) {
+  auto *unitBlock = llvm::BasicBlock::Create(ctx_, "stride.unit", fn_);
+  auto *otherBlock = llvm::BasicBlock::Create(ctx_, "stride.other", fn_);
+  auto *merge = llvm::BasicBlock::Create(ctx_, "stride.merge", fn_);
+  b_.CreateCondBr(b_.CreateICmpEQ(stride, i64(1)), unitBlock, otherBlock);
+  b_.SetInsertPoint(unitBlock);
+  llvm::Value *unitValue = unit();
+  llvm::BasicBlock *unitEnd = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(otherBlock);
+  llvm::Value *otherValue = other();
+  llvm::BasicBlock *otherEnd = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+  if (!unitValue)
+    return nullptr;
+  llvm::PHINode *phi = b_.CreatePHI(unitValue->getType(), 2);
+  phi->addIncoming(unitValue, unitEnd);
+  phi->addIncoming(otherValue, otherEnd);
+  return phi;
+}
+
+} // namespace blockc
