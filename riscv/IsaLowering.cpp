@@ -31,14 +31,16 @@ public:
     // Index strips wider than the data (i32 offsets of i8 data) take groups
     // that many times larger, and no group exceeds eight registers.
     unsigned indexScale = demand.widestIndexBits / demand.widestElementBits;
-    while (group > 1 && (demand.liveStrips * group > kRegisterBudget ||
-                         group * indexScale > kMaxRegisterGroup))
+    while (group > 1 &&
+           (demand.liveStrips * group > kRegisterBudget || group * indexScale > kMaxRegisterGroup))
       group /= 2;
     unsigned lanes = kBitsPerVscale / demand.widestElementBits * group;
     return {llvm::ElementCount::getScalable(lanes), group};
   }
 
   TailPredication tailPredication() const override { return TailPredication::VectorLength; }
+
+  bool hasStridedAccess() const override { return true; }
 
   std::optional<std::string> unsupportedElement(ScalarKind kind) const override {
     if (kind == ScalarKind::F16 && !target_.has(Feature::Zvfh))

@@ -300,15 +300,19 @@ void KernelCodeGen::emitStore(const Operation &op) {
       storeStrip(value, evalOperand(op, 0, coords, false), align, mask);
     } else if (stride && stride->scale) {
       llvm::Value *first = evalOperand(op, 0, coords, false);
-      llvm::Value *ptrs = evalOperand(op, 0, coords, true);
+      llvm::Value *ptrs = isa_.hasStridedAccess() ? nullptr : evalOperand(op, 0, coords, true);
+      llvm::Value *elements = runtimeStride(*stride);
       whenUnitStride(
-          runtimeStride(*stride),
+          elements,
           [&]() -> llvm::Value * {
             storeStrip(value, first, align, mask);
             return nullptr;
           },
           [&]() -> llvm::Value * {
-            scatterStrip(value, ptrs, align, mask);
+            if (ptrs)
+              scatterStrip(value, ptrs, align, mask);
+            else
+              stridedStoreStrip(value, first, elements, align, mask);
             return nullptr;
           });
     } else {

@@ -112,6 +112,14 @@ private:
   llvm::Value *gatherStrip(llvm::Type *type, llvm::Value *ptrs, llvm::Align align,
                            llvm::Value *mask, llvm::Value *passthru);
   void scatterStrip(llvm::Value *value, llvm::Value *ptrs, llvm::Align align, llvm::Value *mask);
+  /// Lanes `stride` elements apart from `first`, where the ISA has such
+  /// accesses (IsaLowering::hasStridedAccess).
+  llvm::Value *stridedLoadStrip(llvm::Type *type, llvm::Value *first, llvm::Value *stride,
+                                llvm::Align align, llvm::Value *mask, llvm::Value *passthru);
+  void stridedStoreStrip(llvm::Value *value, llvm::Value *first, llvm::Value *stride,
+                         llvm::Align align, llvm::Value *mask);
+  /// The current strip's vector length (i32): tailEvl_, or all its lanes.
+  llvm::Value *vectorLength();
   /// The lanes of the current strip inside its row, or null when all are.
   llvm::Value *activeLanes();
 

@@ -107,10 +107,14 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
       value = splat(b_.CreateAlignedLoad(memTy, evalOperand(op, 0, coords, false), align));
     } else if (stride && stride->scale) {
       llvm::Value *first = evalOperand(op, 0, coords, false);
-      llvm::Value *ptrs = evalOperand(op, 0, coords, true);
+      llvm::Value *ptrs = isa_.hasStridedAccess() ? nullptr : evalOperand(op, 0, coords, true);
+      llvm::Value *elements = runtimeStride(*stride);
       value = whenUnitStride(
-          runtimeStride(*stride), [&] { return loadStrip(loadTy, first, align, mask, passthru); },
-          [&] { return gatherStrip(loadTy, ptrs, align, mask, passthru); });
+          elements, [&] { return loadStrip(loadTy, first, align, mask, passthru); },
+          [&] {
+            return ptrs ? gatherStrip(loadTy, ptrs, align, mask, passthru)
+                        : stridedLoadStrip(loadTy, first, elements, align, mask, passthru);
+          });
     } else {
       llvm::Value *ptrs = evalOperand(op, 0, coords, true);
       value = gatherStrip(loadTy, ptrs, align, mask, passthru);

@@ -10,6 +10,7 @@
 #include "CodeGen.h"
 
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
 
 namespace blockc {
 
@@ -77,6 +78,36 @@ void KernelCodeGen::scatterStrip(llvm::Value *value, llvm::Value *ptrs, llvm::Al
     return;
   }
   b_.CreateMaskedScatter(value, ptrs, align, mask ? mask : allTrueMask());
+}
+
+llvm::Value *KernelCodeGen::vectorLength() {
+  if (tailEvl_)
+    return tailEvl_;
+  return b_.CreateTrunc(b_.CreateElementCount(b_.getInt64Ty(), stripCount_), b_.getInt32Ty());
+}
+
+llvm::Value *KernelCodeGen::stridedLoadStrip(llvm::Type *type, llvm::Value *first,
+                                             llvm::Value *stride, llvm::Align align,
+                                             llvm::Value *mask, llvm::Value *passthru) {
+  llvm::Value *bytes = b_.CreateMul(
+      stride, i64(int64_t(module_.getDataLayout().getTypeAllocSize(type->getScalarType()))));
+  llvm::CallInst *load = b_.CreateIntrinsic(
+      llvm::Intrinsic::experimental_vp_strided_load, {type, first->getType(), b_.getInt64Ty()},
+      {first, bytes, mask ? mask : allTrueMask(), vectorLength()});
+  setPointerAlignment(load, 0, align);
+  return mask && passthru ? b_.CreateSelect(mask, load, passthru) : load;
+}
+
+void KernelCodeGen::stridedStoreStrip(llvm::Value *value, llvm::Value *first, llvm::Value *stride,
+                                      llvm::Align align, llvm::Value *mask) {
+  llvm::Value *bytes = b_.CreateMul(
+      stride,
+      i64(int64_t(module_.getDataLayout().getTypeAllocSize(value->getType()->getScalarType()))));
+  llvm::CallInst *store =
+      b_.CreateIntrinsic(llvm::Intrinsic::experimental_vp_strided_store,
+                         {value->getType(), first->getType(), b_.getInt64Ty()},
+                         {value, first, bytes, mask ? mask : allTrueMask(), vectorLength()});
+  setPointerAlignment(store, 1, align);
 }
 
 } // namespace blockc

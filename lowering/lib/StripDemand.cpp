@@ -79,7 +79,6 @@ private:
   std::unordered_set<const Value *> data_;
   unsigned widestAny_ = 0;
 
-
   /// Registers evaluating `v` in one strip needs: 1 for a value read from
   /// memory or computed elsewhere, the Sethi-Ullman number of its operands'
   /// needs for a fused op.

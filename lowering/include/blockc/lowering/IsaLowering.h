@@ -88,6 +88,9 @@ public:
 
   virtual StripShape stripShape(const StripDemand &demand) const = 0;
   virtual TailPredication tailPredication() const = 0;
+  /// Whether the vector unit loads and stores lanes a run-time stride apart
+  /// (RVV's vlse/vsse); elsewhere such accesses are gathers and scatters.
+  virtual bool hasStridedAccess() const { return false; }
   /// Why blocks of `kind` cannot be lowered for this target, or nullopt.
   virtual std::optional<std::string> unsupportedElement(ScalarKind kind) const {
     (void)kind;
