@@ -3,13 +3,16 @@
 // vector_add (2^24 f32) and softmax (1024x1024, 4096x4096 f32) compiled by
 // blockc for the host in process, launched through blockc_launch, against the
 // -O3 -march=native loops of Baselines.cpp split over the same number of
-// OpenMP threads, in this one process on the same kind of buffers.
+// OpenMP threads, in this one process on the same kind of buffers; and the
+// matmul example (square f32, 256 to 2048) against OpenBLAS's sgemm on as many
+// threads.
 //
 //===----------------------------------------------------------------------===//
 #include "Baselines.h"
 #include "BenchSupport.h"
 #include "blockc/jit/Jit.h"
 
+#include <cblas.h>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -101,6 +104,44 @@ void softmaxSleefBaseline(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
+void matmulBlockc(benchmark::State &state) {
+  static const JitKernel &kernel = kernelFor("matmul", {});
+  int64_t n = state.range(0);
+  Buffer a = makeBuffer(n * n, 6), b = makeBuffer(n * n, 7), c = makeBuffer(n * n, 8);
+  float *pa = a.get(), *pb = b.get(), *pc = c.get();
+  int32_t size = int32_t(n), one = 1;
+  // Row-major A, B and C: the example's arguments (a, b, c, M, N, K, then the
+  // row and column stride of each).
+  void *args[] = {&pa, &pb, &pc, &size, &size, &size, &size, &one, &size, &one, &size, &one};
+  int64_t tiles = (n + 63) / 64;
+  blockc_launch_options options = threadsOption(int(state.range(1)));
+  for (auto _ : state)
+    if (blockc_launch(kernel.fn, args, {tiles * tiles, 1, 1}, &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+  state.counters["GFLOP/s"] = benchmark::Counter(double(2 * n * n * n) * state.iterations() / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+
+void matmulOpenBlas(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer a = makeBuffer(n * n, 6), b = makeBuffer(n * n, 7), c = makeBuffer(n * n, 8);
+  openblas_set_num_threads(int(state.range(1)));
+  for (auto _ : state)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f, a.get(),
+                int(n), b.get(), int(n), 0.0f, c.get(), int(n));
+  state.counters["GFLOP/s"] = benchmark::Counter(double(2 * n * n * n) * state.iterations() / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+
+void matmulArgs(benchmark::internal::Benchmark *b) {
+  for (int64_t t : threadCounts())
+    for (int64_t n : {256, 1024, 2048})
+      b->Args({n, t});
+  b->ArgNames({"n", "threads"})->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
 } // namespace
 
 BENCHMARK(vectorAddBlockc)->Name("vector_add/blockc")->Apply(threadArgs);
@@ -108,6 +149,8 @@ BENCHMARK(vectorAddBaseline)->Name("vector_add/baseline")->Apply(threadArgs);
 BENCHMARK(softmaxBlockc)->Name("softmax/blockc")->Apply(softmaxArgs);
 BENCHMARK(softmaxBaseline)->Name("softmax/baseline")->Apply(softmaxArgs);
 BENCHMARK(softmaxSleefBaseline)->Name("softmax/baseline_sleef")->Apply(softmaxArgs);
+BENCHMARK(matmulBlockc)->Name("matmul/blockc")->Apply(matmulArgs);
+BENCHMARK(matmulOpenBlas)->Name("matmul/baseline_openblas")->Apply(matmulArgs);
 
 int main(int argc, char **argv) {
   return runWithRatios(argc, argv);
