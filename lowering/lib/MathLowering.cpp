@@ -166,11 +166,9 @@ llvm::Value *KernelCodeGen::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> 
                                      ScalarKind elem) {
   llvm::Type *type = args[0]->getType();
   if (elem == ScalarKind::F16 || elem == ScalarKind::BF16) {
-    llvm::Type *f32 = type->isVectorTy() ? vectorOf(b_.getFloatTy()) : b_.getFloatTy();
     llvm::SmallVector<llvm::Value *, 2> wide;
     for (llvm::Value *a : args)
       wide.push_back(convert(a, Type::scalar(elem), Type::scalar(ScalarKind::F32), false));
-    (void)f32;
     return convert(emitMath(kind, wide, ScalarKind::F32), Type::scalar(ScalarKind::F32),
                    Type::scalar(elem), false);
   }
