@@ -3,6 +3,8 @@
 
 #include "StripDemand.h"
 
+#include <algorithm>
+
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 
@@ -204,7 +206,9 @@ void KernelCodeGen::copyBuffer(llvm::Value *dst, llvm::Value *src, const Type &t
 }
 
 void KernelCodeGen::materialize(const Operation &op, const Value *v) {
-  llvm::Value *buffer = allocaBuffer(v->type(), v->name());
+  auto inPlace = accumulatorBuffers_.find(v);
+  llvm::Value *buffer = inPlace != accumulatorBuffers_.end() ? inPlace->second
+                                                             : allocaBuffer(v->type(), v->name());
   switch (op.opClass()) {
   case OpClass::Reduce:
     emitReduce(op, buffer);
@@ -321,6 +325,40 @@ void KernelCodeGen::emitStore(const Operation &op) {
   });
 }
 
+namespace {
+
+/// Reads of `v` in `region`, nested regions and terminators included.
+unsigned usesIn(const Region &region, const Value *v) {
+  unsigned uses = 0;
+  for (const auto &op : region.ops) {
+    uses += unsigned(std::count(op->operands.begin(), op->operands.end(), v));
+    for (const auto &nested : op->regions)
+      uses += usesIn(*nested, v);
+  }
+  return uses;
+}
+
+/// The dot that updates carried value `i` of loop body `body` in place: its
+/// accumulator is the carried value, read by nothing else, and its result is
+/// yielded as the next value of that same carried value and read by nothing
+/// else. Such a dot accumulates straight into the carried buffer.
+const Value *accumulatingDot(const Region &body, size_t i) {
+  const Operation *yield = body.terminator();
+  if (!yield || i >= yield->operands.size())
+    return nullptr;
+  const Value *next = yield->operands[i];
+  const Operation *dot = next->definingOp();
+  const Value *carried = body.args[1 + i].get();
+  if (!dot || dot->opClass() != OpClass::Dot || dot->operands[2] != carried ||
+      usesIn(body, carried) != 1 || usesIn(body, next) != 1)
+    return nullptr;
+  bool topLevel = std::any_of(body.ops.begin(), body.ops.end(),
+                              [&](const auto &op) { return op.get() == dot; });
+  return topLevel ? next : nullptr;
+}
+
+} // namespace
+
 void KernelCodeGen::emitFor(const Operation &op) {
   const Region &body = *op.regions[0];
   llvm::Value *lo = eval(op.operands[0], {}, false);
@@ -335,6 +373,8 @@ void KernelCodeGen::emitFor(const Operation &op) {
     if (init->type().isBlock()) {
       carriedBuffers[i] = allocaBuffer(init->type(), body.args[1 + i]->name());
       writeInto(init, carriedBuffers[i]);
+      if (const Value *dot = accumulatingDot(body, i))
+        accumulatorBuffers_[dot] = carriedBuffers[i];
     }
   }
   // The trip count is computed up front in 64-bit unsigned arithmetic, so an
@@ -397,6 +437,8 @@ void KernelCodeGen::emitFor(const Operation &op) {
       if (!v->type().isBlock())
         continue;
       auto it = buffers_.find(v);
+      if (it != buffers_.end() && it->second == carriedBuffers[i])
+        continue; // a dot accumulated into it
       if (it == buffers_.end() && !readByOthers(i)) {
         inPlace.push_back(i);
       } else if (it != buffers_.end() && std::find(carriedBuffers.begin(), carriedBuffers.end(),

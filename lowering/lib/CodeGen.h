@@ -210,6 +210,9 @@ private:
   FusionPlan plan_;
   std::unordered_map<const Value *, llvm::Value *> scalars_;
   std::unordered_map<const Value *, llvm::Value *> buffers_;
+  /// Dot results computed in the buffer of the loop-carried accumulator they
+  /// replace (the K loop of a matmul): no copy in or out each iteration.
+  std::unordered_map<const Value *, llvm::Value *> accumulatorBuffers_;
   llvm::Value *programIds_[3] = {};
   llvm::Value *gridSizes_[3] = {};
   /// Lanes per strip: an i64 constant, or vscale times one.

@@ -184,13 +184,20 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
 }
 
 void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
-  // The generic path every target takes: C[m, :] += A[m, k] * B[k, :] with the
-  // strip of C in a register across the whole K loop.
+  // The ISA's strategies first, best first; then the generic path, which every
+  // dot can take: C[m, :] += A[m, k] * B[k, :] with one strip of C in a
+  // register across the whole K extent.
   const Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2];
   int64_t m = a->type().shape()[0], k = a->type().shape()[1], n = bv->type().shape()[1];
   llvm::Value *aBuffer = bufferOf(a), *bBuffer = bufferOf(bv);
   const Type &cType = op.result()->type();
   writeInto(acc, buffer);
+  DotOperands operands{b_, aBuffer, bBuffer, buffer, a->type().kind(), bv->type().kind(),
+                       cType.kind(), m, n, k};
+  for (const auto &strategy : isa_.dotStrategies())
+    if ((options_.dotStrategy.empty() || options_.dotStrategy == strategy->name()) &&
+        strategy->accepts(operands))
+      return strategy->emit(operands);
   bool isFloat = cType.isFloat();
   Type accElem = cType.elementType();
   llvm::Type *accTy = vectorOf(elementType(accElem));

@@ -156,6 +156,17 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
   llvmModule.setTargetTriple(machine->getTargetTriple());
   llvmModule.setDataLayout(machine->createDataLayout());
   std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
+  if (!options.dotStrategy.empty() && options.dotStrategy != "generic") {
+    const auto &strategies = isa->dotStrategies();
+    if (std::none_of(strategies.begin(), strategies.end(),
+                     [&](const auto &s) { return s->name() == options.dotStrategy; })) {
+      std::string known;
+      for (const auto &s : strategies)
+        known += std::string(s->name()) + ", ";
+      return fail("--dot-strategy=" + options.dotStrategy + ": target '" + target.name +
+                  "' has no such dot strategy (it has: " + known + "generic)");
+    }
+  }
   CompiledModule result;
   for (size_t i = 0; i < module->functions.size(); ++i) {
     Function &fn = *module->functions[i];

@@ -1,13 +1,22 @@
 //===- IsaLowering.cpp - x86-64: AVX2 and AVX-512 -------------------------===//
 #include "IsaLowering.h"
 
+#include "blockc/lowering/DotKernels.h"
+
 namespace blockc::x86 {
 
 namespace {
 
 class X86Lowering final : public IsaLowering {
 public:
-  using IsaLowering::IsaLowering;
+  explicit X86Lowering(const Target &target) : IsaLowering(target) {
+    // The register-blocked micro-kernels fill the register file: 32 zmm, or
+    // 16 ymm before AVX-512.
+    if (target.has(Feature::AVX512F))
+      dots_.push_back(std::make_unique<RegisterBlockedDot>("avx512-fma", RegisterFile{512, 32}));
+    if (target.has(Feature::AVX2) && target.has(Feature::FMA))
+      dots_.push_back(std::make_unique<RegisterBlockedDot>("avx2-fma", RegisterFile{256, 16}));
+  }
 
   StripShape stripShape(const StripDemand &demand) const override {
     return {llvm::ElementCount::getFixed(target_.vectorBits / demand.widestElementBits), 1};
@@ -16,6 +25,13 @@ public:
   // AVX-512 masks loads and stores with k-registers; AVX2 with vmaskmov and
   // blends. Either way the mask is the active lanes of the last strip.
   TailPredication tailPredication() const override { return TailPredication::LaneMask; }
+
+  const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const override {
+    return dots_;
+  }
+
+private:
+  std::vector<std::unique_ptr<DotStrategy>> dots_;
 };
 
 } // namespace

@@ -46,6 +46,9 @@ std::vector<FlagSpec> compilerFlags() {
        "write every stage (.bir per pass, fusion plans, LLVM IR, assembly) to DIR"},
       {"--no-canonicalize-pointers", "",
        "keep pointer tiles carried through loops as tiles (skips CanonicalizePointers)"},
+      {"--dot-strategy", "NAME",
+       "compute dots with NAME from the target's cascade where it applies, or 'generic' "
+       "(default: the best that applies; 'blockc targets' lists them)"},
       {"-L", "DIR", "--emit=so: look for the target's SLEEF and libm in DIR first (repeatable)",
        true},
   };
@@ -61,6 +64,7 @@ bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::str
   options.fastMath = args.has("--fast-math");
   options.checkBounds = args.has("--check-bounds");
   options.canonicalizePointers = !args.has("--no-canonicalize-pointers");
+  options.dotStrategy = args.value("--dot-strategy");
   options.dumpDir = args.value("--dump-dir");
   options.librarySearchPaths = args.values("-L");
   for (const std::string &stage : args.values("--print-after")) {

@@ -43,6 +43,7 @@ std::string KernelCache::key(const SourceFile &source, const CompileOptions &opt
   add(options.fastMath ? "fast" : "precise");
   add(options.checkBounds ? "bounds-checked" : "unchecked");
   add(options.canonicalizePointers ? "canonical-pointers" : "carried-pointer-tiles");
+  add("dot strategy " + options.dotStrategy);
   for (const std::string &kernel : options.kernels)
     add("kernel " + kernel);
   std::string out;

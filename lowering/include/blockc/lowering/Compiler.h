@@ -41,6 +41,10 @@ struct CompileOptions {
   bool checkBounds = false;
   /// Runs CanonicalizePointers (off: `--no-canonicalize-pointers`, to compare).
   bool canonicalizePointers = true;
+  /// Computes every dot with this strategy of the target's cascade where it
+  /// applies, and with the generic path elsewhere (`generic`: always); empty:
+  /// the best strategy that accepts each dot. For tests and comparisons.
+  std::string dotStrategy;
   /// Folders where `--emit=so` looks for the target's SLEEF and libm before
   /// the system's (for a cross target: its Debian sysroot, /usr/TRIPLE/lib).
   std::vector<std::string> librarySearchPaths;

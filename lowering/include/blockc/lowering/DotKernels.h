@@ -1,0 +1,66 @@
+//===- DotKernels.h - Dot strategies shared between ISAs --------*- C++ -*-===//
+//
+// The building blocks of the dot strategies that ISA folders offer: the
+// element conversions every strategy needs on DotOperands' buffers, loops
+// with constant bounds, and the register-blocked FMA micro-kernel, which is
+// the same algorithm on every ISA with fixed-width vectors and differs only
+// in the size of the register file.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "blockc/lowering/IsaLowering.h"
+
+#include <functional>
+
+namespace blockc {
+
+/// How a buffer of DotOperands stores `kind`: f16 and bf16 as their i16 bit
+/// patterns (memory never holds a 16-bit float type, see CodeGen.h).
+llvm::Type *dotMemoryType(llvm::LLVMContext &ctx, ScalarKind kind);
+
+/// Converts `v` (scalar or vector, in its memory type) of element `from` to
+/// the accumulator element `to`: f16 and bf16 widen exactly to f32, i8 sign
+/// extends to i32.
+llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from, ScalarKind to);
+
+/// `for (iv = begin; iv < end; iv += step) body(iv)` with an i64 induction
+/// variable and constant bounds; nothing is emitted for an empty range.
+void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
+                      const std::function<void(llvm::Value *)> &body);
+
+/// A vector register file as a micro-kernel sees it.
+struct RegisterFile {
+  unsigned vectorBits;
+  unsigned registers;
+};
+
+/// The rows (MR) and vector columns (NR / lanes) of the accumulator tile.
+struct MicroTile {
+  int64_t rows;
+  int64_t vectors;
+};
+
+/// The MR x NR accumulator tile that needs the fewest loads per FMA while
+/// the accumulators, one row of B and one broadcast of A fit in `registers`.
+MicroTile chooseMicroTile(RegisterFile file, int64_t lanes, int64_t m, int64_t n);
+
+/// C += A * B with an MR x NR block of C in registers across the whole K
+/// extent of the dot: per k, NR/lanes vectors of B's row k and MR broadcasts
+/// of A's column k feed MR * NR/lanes independent FMAs. Column edges run
+/// under a lane mask, row edges as a smaller tile; no element is computed
+/// twice. Accepts f32, f16 and bf16 operands accumulating in f32, and i8
+/// accumulating in i32 (multiply and add).
+class RegisterBlockedDot final : public DotStrategy {
+public:
+  RegisterBlockedDot(std::string name, RegisterFile file) : name_(std::move(name)), file_(file) {}
+  std::string_view name() const override { return name_; }
+  bool accepts(const DotOperands &dot) const override;
+  void emit(const DotOperands &dot) const override;
+
+private:
+  std::string name_;
+  RegisterFile file_;
+};
+
+} // namespace blockc

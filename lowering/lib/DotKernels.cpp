@@ -1,0 +1,262 @@
+//===- DotKernels.cpp - Dot strategies shared between ISAs ----------------===//
+#include "blockc/lowering/DotKernels.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Module.h"
+
+#include <limits>
+
+namespace blockc {
+
+llvm::Type *dotMemoryType(llvm::LLVMContext &ctx, ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::I1:
+  case ScalarKind::I8:
+    return llvm::Type::getInt8Ty(ctx);
+  case ScalarKind::I16:
+  case ScalarKind::F16:
+  case ScalarKind::BF16:
+    return llvm::Type::getInt16Ty(ctx);
+  case ScalarKind::I32:
+    return llvm::Type::getInt32Ty(ctx);
+  case ScalarKind::I64:
+    return llvm::Type::getInt64Ty(ctx);
+  case ScalarKind::F32:
+    return llvm::Type::getFloatTy(ctx);
+  case ScalarKind::F64:
+    return llvm::Type::getDoubleTy(ctx);
+  }
+  return nullptr;
+}
+
+llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from, ScalarKind to) {
+  auto shaped = [&](llvm::Type *element) -> llvm::Type * {
+    if (auto *vec = llvm::dyn_cast<llvm::VectorType>(v->getType()))
+      return llvm::VectorType::get(element, vec->getElementCount());
+    return element;
+  };
+  switch (from) {
+  case ScalarKind::F16:
+    return b.CreateFPExt(b.CreateBitCast(v, shaped(b.getHalfTy())), shaped(b.getFloatTy()));
+  case ScalarKind::BF16:
+    // bf16 is the high half of an f32: widening is a shift, exact for every value.
+    return b.CreateBitCast(b.CreateShl(b.CreateZExt(v, shaped(b.getInt32Ty())), 16),
+                           shaped(b.getFloatTy()));
+  case ScalarKind::I8:
+    return b.CreateSExt(v, shaped(dotMemoryType(b.getContext(), to)));
+  default:
+    return v;
+  }
+}
+
+void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
+                      const std::function<void(llvm::Value *)> &body) {
+  if (begin >= end)
+    return;
+  if (end - begin <= step)
+    return body(b.getInt64(begin));
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  auto *loop = llvm::BasicBlock::Create(ctx, "dot.loop", fn);
+  auto *exit = llvm::BasicBlock::Create(ctx, "dot.exit", fn);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode *iv = b.CreatePHI(b.getInt64Ty(), 2, "dot.iv");
+  iv->addIncoming(b.getInt64(begin), pre);
+  body(iv);
+  llvm::Value *next = b.CreateAdd(iv, b.getInt64(step), "", true, true);
+  iv->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, b.getInt64(end)), loop, exit);
+  b.SetInsertPoint(exit);
+}
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Loads of A and B a dot of `m` rows and `vectors` vector columns issues per
+/// k with `tile`: each tile loads its rows of A and its vectors of B.
+int64_t loadsPerK(MicroTile tile, int64_t m, int64_t vectors) {
+  int64_t total = 0;
+  for (int64_t panel = 0; panel < vectors; panel += tile.vectors) {
+    int64_t width = std::min(tile.vectors, vectors - panel);
+    int64_t fullRows = m / tile.rows, restRows = m % tile.rows;
+    total += fullRows * (tile.rows + width) + (restRows ? restRows + width : 0);
+  }
+  return total;
+}
+
+} // namespace
+
+MicroTile chooseMicroTile(RegisterFile file, int64_t lanes, int64_t m, int64_t n) {
+  int64_t vectors = ceilDiv(n, lanes);
+  MicroTile best{1, 1};
+  int64_t bestLoads = std::numeric_limits<int64_t>::max();
+  // Registers: rows * width accumulators, `width` of B's row, one broadcast.
+  for (int64_t width = 1; width <= vectors; ++width) {
+    int64_t rows = std::min<int64_t>(m, (int64_t(file.registers) - width - 1) / width);
+    if (rows < 1)
+      break;
+    MicroTile tile{rows, width};
+    int64_t loads = loadsPerK(tile, m, vectors);
+    if (loads < bestLoads) {
+      best = tile;
+      bestLoads = loads;
+    }
+  }
+  return best;
+}
+
+bool RegisterBlockedDot::accepts(const DotOperands &dot) const {
+  switch (dot.aKind) {
+  case ScalarKind::F32:
+  case ScalarKind::F16:
+  case ScalarKind::BF16:
+    return dot.cKind == ScalarKind::F32;
+  case ScalarKind::F64:
+    return dot.cKind == ScalarKind::F64;
+  case ScalarKind::I8:
+    return dot.cKind == ScalarKind::I32;
+  default:
+    return false;
+  }
+}
+
+namespace {
+
+/// One micro-kernel: the buffers, the element types and the lanes of a vector.
+class TileEmitter {
+public:
+  TileEmitter(const DotOperands &dot, int64_t lanes)
+      : dot_(dot), b_(dot.builder), lanes_(lanes),
+        aType_(dotMemoryType(b_.getContext(), dot.aKind)),
+        cType_(dotMemoryType(b_.getContext(), dot.cKind)),
+        vectorType_(llvm::FixedVectorType::get(cType_, unsigned(lanes))),
+        inputVectorType_(llvm::FixedVectorType::get(aType_, unsigned(lanes))),
+        isFloat_(isFloatKind(dot.cKind)) {}
+
+  /// The `rows` x `vectors` tile of C at (row0, col0); its last vector has
+  /// `lastLanes` columns.
+  void emit(llvm::Value *row0, llvm::Value *col0, int64_t rows, int64_t vectors,
+            int64_t lastLanes) const {
+    llvm::Value *lastMask = lastLanes == lanes_ ? nullptr : laneMask(lastLanes);
+    auto maskOf = [&](int64_t v) { return v == vectors - 1 ? lastMask : nullptr; };
+    std::vector<llvm::Value *> acc(size_t(rows * vectors));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        acc[size_t(r * vectors + v)] =
+            load(vectorType_, cAddress(row0, r, col0, v), maskOf(v));
+
+    llvm::LLVMContext &ctx = b_.getContext();
+    llvm::Function *fn = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *loop = llvm::BasicBlock::Create(ctx, "dot.k", fn);
+    auto *exit = llvm::BasicBlock::Create(ctx, "dot.k.exit", fn);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode *kk = b_.CreatePHI(b_.getInt64Ty(), 2, "k");
+    kk->addIncoming(b_.getInt64(0), pre);
+    std::vector<llvm::PHINode *> phis;
+    for (llvm::Value *init : acc) {
+      phis.push_back(b_.CreatePHI(vectorType_, 2, "acc"));
+      phis.back()->addIncoming(init, pre);
+    }
+    std::vector<llvm::Value *> bRow;
+    for (int64_t v = 0; v < vectors; ++v) {
+      llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(dot_.n)),
+                                     b_.CreateAdd(col0, b_.getInt64(v * lanes_)));
+      llvm::Value *raw = load(inputVectorType_, b_.CreateGEP(aType_, dot_.b, at), maskOf(v));
+      bRow.push_back(widenForDot(b_, raw, dot_.bKind, dot_.cKind));
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      llvm::Value *at = b_.CreateAdd(
+          b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)), kk);
+      llvm::Value *x = b_.CreateLoad(aType_, b_.CreateGEP(aType_, dot_.a, at));
+      x = b_.CreateVectorSplat(unsigned(lanes_), widenForDot(b_, x, dot_.aKind, dot_.cKind));
+      for (int64_t v = 0; v < vectors; ++v) {
+        llvm::Value *c = phis[size_t(r * vectors + v)];
+        acc[size_t(r * vectors + v)] =
+            isFloat_ ? b_.CreateIntrinsic(llvm::Intrinsic::fma, {vectorType_}, {x, bRow[v], c})
+                     : b_.CreateAdd(c, b_.CreateMul(x, bRow[v]));
+      }
+    }
+    llvm::Value *next = b_.CreateAdd(kk, b_.getInt64(1), "", true, true);
+    kk->addIncoming(next, b_.GetInsertBlock());
+    for (size_t i = 0; i < phis.size(); ++i)
+      phis[i]->addIncoming(acc[i], b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(dot_.k)), loop, exit);
+    b_.SetInsertPoint(exit);
+
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        store(acc[size_t(r * vectors + v)], cAddress(row0, r, col0, v), maskOf(v));
+  }
+
+private:
+  llvm::Value *cAddress(llvm::Value *row0, int64_t r, llvm::Value *col0, int64_t v) const {
+    llvm::Value *row = b_.CreateAdd(row0, b_.getInt64(r));
+    llvm::Value *col = b_.CreateAdd(col0, b_.getInt64(v * lanes_));
+    return b_.CreateGEP(cType_, dot_.c, b_.CreateAdd(b_.CreateMul(row, b_.getInt64(dot_.n)), col));
+  }
+
+  llvm::Value *laneMask(int64_t active) const {
+    std::vector<llvm::Constant *> bits;
+    for (int64_t i = 0; i < lanes_; ++i)
+      bits.push_back(b_.getInt1(i < active));
+    return llvm::ConstantVector::get(bits);
+  }
+
+  llvm::Align alignOf(llvm::Type *vector) const {
+    return llvm::Align(vector->getScalarSizeInBits() / 8);
+  }
+
+  llvm::Value *load(llvm::Type *type, llvm::Value *ptr, llvm::Value *mask) const {
+    if (!mask)
+      return b_.CreateAlignedLoad(type, ptr, alignOf(type));
+    return b_.CreateMaskedLoad(type, ptr, alignOf(type), mask,
+                               llvm::Constant::getNullValue(type));
+  }
+
+  void store(llvm::Value *value, llvm::Value *ptr, llvm::Value *mask) const {
+    if (!mask)
+      b_.CreateAlignedStore(value, ptr, alignOf(value->getType()));
+    else
+      b_.CreateMaskedStore(value, ptr, alignOf(value->getType()), mask);
+  }
+
+  const DotOperands &dot_;
+  llvm::IRBuilderBase &b_;
+  int64_t lanes_;
+  llvm::Type *aType_, *cType_;
+  llvm::FixedVectorType *vectorType_, *inputVectorType_;
+  bool isFloat_;
+};
+
+} // namespace
+
+void RegisterBlockedDot::emit(const DotOperands &dot) const {
+  int64_t lanes = file_.vectorBits / bitWidth(dot.cKind);
+  MicroTile tile = chooseMicroTile(file_, lanes, dot.m, dot.n);
+  TileEmitter emitter(dot, lanes);
+  int64_t panelColumns = tile.vectors * lanes;
+  llvm::IRBuilderBase &b = dot.builder;
+  // Column panels outside, rows inside: a panel of B (k x NR) stays in L1
+  // while every row tile of A streams past it.
+  auto panel = [&](llvm::Value *col0, int64_t vectors, int64_t lastLanes) {
+    emitConstantLoop(b, 0, dot.m / tile.rows * tile.rows, tile.rows, [&](llvm::Value *row0) {
+      emitter.emit(row0, col0, tile.rows, vectors, lastLanes);
+    });
+    if (int64_t rest = dot.m % tile.rows)
+      emitter.emit(b.getInt64(dot.m - rest), col0, rest, vectors, lastLanes);
+  };
+  int64_t fullPanels = dot.n / panelColumns;
+  emitConstantLoop(b, 0, fullPanels * panelColumns, panelColumns,
+                   [&](llvm::Value *col0) { panel(col0, tile.vectors, lanes); });
+  if (int64_t rest = dot.n - fullPanels * panelColumns) {
+    int64_t vectors = (rest + lanes - 1) / lanes;
+    panel(b.getInt64(fullPanels * panelColumns), vectors, rest - (vectors - 1) * lanes);
+  }
+}
+
+} // namespace blockc
