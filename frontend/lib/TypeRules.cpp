@@ -347,11 +347,14 @@ std::optional<TypeError> inferDot(const Operation &op, Types &results) {
   case ScalarKind::BF16:
     want = ScalarKind::F32;
     break;
+  case ScalarKind::F64:
+    want = ScalarKind::F64;
+    break;
   case ScalarKind::I8:
     want = ScalarKind::I32;
     break;
   default:
-    return operandError(0, "'dot' supports f32, f16, bf16 and i8 operands, got " +
+    return operandError(0, "'dot' supports f32, f16, bf16, f64 and i8 operands, got " +
                                a.elementType().str());
   }
   if (acc.kind() != want)

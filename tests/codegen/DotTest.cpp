@@ -1,11 +1,14 @@
 // dot (section 10.12) for every operand type it accepts, in a tiled matmul with a K
-// loop, masked edges on M, N and K, an accumulator loaded from memory, and odd
-// problem and block sizes, against a naive triple loop. Float operands are small
+// loop, masked edges on M, N and K, an accumulator loaded from memory, odd problem
+// and block sizes, and A and B transposed through their strides, against a naive
+// triple loop; once with each dot strategy of the test target's cascade forced
+// (the others are skipped, naming the strategy), and once on the generic path. Float operands are small
 // integers, so every product and partial sum is exact in f32 whatever the order of
 // additions or the use of fma; the comparison is then exact. i8 operands cover
 // their whole range and the i32 accumulators start anywhere, so sums wrap.
 #include "Reference.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace blockc;
@@ -13,14 +16,14 @@ using namespace blockc::test;
 
 namespace {
 
-// D = A @ B + C, one BM x BN tile a program; A is addressed through (row, k)
-// strides so a transposed A needs no copy; B, C and D are row-major.
+// D = A @ B + C, one BM x BN tile a program; A and B are addressed through
+// (row, column) strides so transposed operands need no copy; C and D are row-major.
 const char *kMatmul = R"(
 constexpr BM: i32 = 16
 constexpr BN: i32 = 16
 constexpr BK: i32 = 16
 kernel @mm(%a: ptr<TA>, %b: ptr<TA>, %c: ptr<TC>, %d: ptr<TC>, %M: i32, %N: i32, %K: i32,
-           %sam: i32, %sak: i32) {
+           %sam: i32, %sak: i32, %sbk: i32, %sbn: i32) {
   %pm = program_id 0
   %pn = program_id 1
   %zero = const 0 : i32
@@ -49,11 +52,12 @@ kernel @mm(%a: ptr<TA>, %b: ptr<TA>, %c: ptr<TC>, %d: ptr<TC>, %M: i32, %N: i32,
   %ac = mul %rk_row, %sak
   %ao = add %ar, %ac
   %ap0 = addptr %a, %ao
-  %br = mul %rk_col, %N
-  %bo = add %br, %on_row
+  %br = mul %rk_col, %sbk
+  %bc = mul %on_row, %sbn
+  %bo = add %br, %bc
   %bp0 = addptr %b, %bo
   %a_step = mul %bk, %sak
-  %b_step = mul %bk, %N
+  %b_step = mul %bk, %sbk
   %acc, %ap_end, %bp_end = for %k0 = %zero to %K step %bk iter(%run = %acc0, %ap = %ap0, %bp = %bp0) {
     %k_left = sub %K, %k0
     %a_mask_k = cmp lt %rk_row, %k_left
@@ -75,21 +79,28 @@ kernel @mm(%a: ptr<TA>, %b: ptr<TA>, %c: ptr<TC>, %d: ptr<TC>, %M: i32, %N: i32,
 struct DotCase {
   DType in, acc;
   int m, n, k, bm, bn, bk;
-  bool transposedA;
+  bool transposed;
 };
 
-class DotTest : public testing::TestWithParam<DotCase> {};
+/// The strategies of every ISA's cascade; the test target has some of them.
+const char *const kStrategies[] = {"amx", "avx512-fma", "avx2-fma", "generic"};
+
+class DotTest : public testing::TestWithParam<std::tuple<DotCase, const char *>> {};
 
 TEST_P(DotTest, MatchesNaiveTripleLoop) {
-  const DotCase &c = GetParam();
+  const DotCase &c = std::get<0>(GetParam());
+  CompileOptions options;
+  options.dotStrategy = std::get<1>(GetParam());
+  if (std::optional<std::string> missing = missingDotStrategy(options.dotStrategy))
+    GTEST_SKIP() << *missing;
   std::string source = kMatmul;
   for (auto [from, to] :
        {std::pair<std::string, const char *>{"TA", typeName(c.in)}, {"TC", typeName(c.acc)}})
     for (size_t at; (at = source.find(from)) != std::string::npos;)
       source.replace(at, from.size(), to);
-  auto module = compileOrFail(
-      source,
-      {{"BM", std::to_string(c.bm)}, {"BN", std::to_string(c.bn)}, {"BK", std::to_string(c.bk)}});
+  options.defines = {
+      {"BM", std::to_string(c.bm)}, {"BN", std::to_string(c.bn)}, {"BK", std::to_string(c.bk)}};
+  auto module = compileWithOptionsOrFail(source, options);
   ASSERT_TRUE(module);
   std::mt19937_64 rng(c.m * 131 + c.n * 17 + c.k);
   auto operand = [&] {
@@ -97,12 +108,14 @@ TEST_P(DotTest, MatchesNaiveTripleLoop) {
   };
   Buffer a(c.in, size_t(c.m) * c.k), b(c.in, size_t(c.k) * c.n), acc(c.acc, size_t(c.m) * c.n),
       d(c.acc, size_t(c.m) * c.n);
-  int32_t sam = c.transposedA ? 1 : c.k, sak = c.transposedA ? c.m : 1;
+  int32_t sam = c.transposed ? 1 : c.k, sak = c.transposed ? c.m : 1;
+  int32_t sbk = c.transposed ? 1 : c.n, sbn = c.transposed ? c.k : 1;
   for (int i = 0; i < c.m; ++i)
     for (int kk = 0; kk < c.k; ++kk)
       a.set(size_t(i) * sam + size_t(kk) * sak, operand());
-  for (size_t i = 0; i < b.size(); ++i)
-    b.set(i, operand());
+  for (int kk = 0; kk < c.k; ++kk)
+    for (int j = 0; j < c.n; ++j)
+      b.set(size_t(kk) * sbk + size_t(j) * sbn, operand());
   for (size_t i = 0; i < acc.size(); ++i)
     acc.set(i,
             isFloat(c.acc) ? floatVal(double(int(rng() % 201) - 100)) : intVal(wrapInt(rng(), 32)));
@@ -111,20 +124,20 @@ TEST_P(DotTest, MatchesNaiveTripleLoop) {
   untouched.fillBits(0x7b7b7b7b7b7b7b7bULL);
   int32_t M = c.m, N = c.n, K = c.k;
   launch(module->kernels()[0], {cdiv(c.m, c.bm), cdiv(c.n, c.bn), 1},
-         {a, b, acc, d, M, N, K, sam, sak});
+         {a, b, acc, d, M, N, K, sam, sak, sbk, sbn});
   for (int i = 0; i < c.m; ++i)
     for (int j = 0; j < c.n; ++j) {
       Val want;
       if (isFloat(c.acc)) {
         double s = acc.get(size_t(i) * c.n + j).f;
         for (int kk = 0; kk < c.k; ++kk)
-          s += a.get(size_t(i) * sam + size_t(kk) * sak).f * b.get(size_t(kk) * c.n + j).f;
+          s += a.get(size_t(i) * sam + size_t(kk) * sak).f * b.get(size_t(kk) * sbk + j * sbn).f;
         want = floatVal(s);
       } else {
         uint64_t s = uint64_t(acc.get(size_t(i) * c.n + j).i);
         for (int kk = 0; kk < c.k; ++kk)
-          s +=
-              uint64_t(a.get(size_t(i) * sam + size_t(kk) * sak).i * b.get(size_t(kk) * c.n + j).i);
+          s += uint64_t(a.get(size_t(i) * sam + size_t(kk) * sak).i *
+                        b.get(size_t(kk) * sbk + j * sbn).i);
         want = intVal(wrapInt(s, 32));
       }
       uint64_t got = d.bits(size_t(i) * c.n + j);
@@ -141,6 +154,7 @@ std::vector<DotCase> dotCases() {
   const std::pair<DType, DType> types[] = {{DType::F32, DType::F32},
                                            {DType::F16, DType::F32},
                                            {DType::BF16, DType::F32},
+                                           {DType::F64, DType::F64},
                                            {DType::I8, DType::I32}};
   // (M, N, K) with (BM, BN, BK): odd sizes, partial tiles on every edge, a K that
   // is not a multiple of BK, N = 1 (one element per row), single-element blocks,
@@ -148,7 +162,11 @@ std::vector<DotCase> dotCases() {
   const int shapes[][6] = {{13, 7, 19, 8, 8, 4},     {33, 17, 40, 16, 16, 16},
                            {5, 1, 9, 4, 1, 4},       {1, 1, 1, 1, 1, 1},
                            {5, 64, 3, 5, 32, 3},     {20, 30, 70, 7, 9, 11},
-                           {65, 77, 91, 32, 32, 32}, {3, 5, 2, 16, 16, 16}};
+                           {65, 77, 91, 32, 32, 32}, {3, 5, 2, 16, 16, 16},
+                           // Blocks of 1, 7, 33, 100 and 257 along each of M, N and K.
+                           {257, 100, 70, 33, 100, 7},  {100, 257, 40, 100, 33, 33},
+                           {40, 33, 257, 7, 33, 257},   {257, 7, 100, 257, 7, 100},
+                           {3, 300, 33, 1, 257, 33}};
   std::vector<DotCase> all;
   for (auto [in, acc] : types)
     for (const auto &s : shapes)
@@ -157,15 +175,20 @@ std::vector<DotCase> dotCases() {
   return all;
 }
 
-INSTANTIATE_TEST_SUITE_P(Types, DotTest, testing::ValuesIn(dotCases()),
-                         [](const testing::TestParamInfo<DotCase> &info) {
-                           const DotCase &c = info.param;
+INSTANTIATE_TEST_SUITE_P(Types, DotTest,
+                         testing::Combine(testing::ValuesIn(dotCases()),
+                                          testing::ValuesIn(kStrategies)),
+                         [](const testing::TestParamInfo<DotTest::ParamType> &info) {
+                           const DotCase &c = std::get<0>(info.param);
+                           std::string strategy = std::get<1>(info.param);
+                           std::replace(strategy.begin(), strategy.end(), '-', '_');
                            auto x = [](int a, int b, int d) {
                              return std::to_string(a) + "x" + std::to_string(b) + "x" +
                                     std::to_string(d);
                            };
                            return std::string(typeName(c.in)) + "_" + x(c.m, c.n, c.k) +
-                                  "_blocks_" + x(c.bm, c.bn, c.bk) + (c.transposedA ? "_At" : "");
+                                  "_blocks_" + x(c.bm, c.bn, c.bk) +
+                                  (c.transposed ? "_transposed_" : "_") + strategy;
                          });
 
 // f32 operands are multiplied in full f32 precision (never TF32): (1 + 2^-12)^2

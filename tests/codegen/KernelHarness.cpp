@@ -12,6 +12,7 @@
 
 #include "RemoteBackend.h"
 #include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/IsaLowering.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -141,6 +142,27 @@ std::unique_ptr<TestModule> compileWithOptionsOrFail(const std::string &source,
   if (!module)
     return nullptr;
   return std::make_unique<InProcessModule>(std::move(module));
+}
+
+std::optional<std::string> missingDotStrategy(const std::string &name) {
+  if (name == "generic")
+    return std::nullopt;
+  CompileOptions options;
+  options.target = testTarget();
+  options.features = envOr("BLOCKC_TEST_FEATURES", "");
+  Target target;
+  std::string error;
+  if (!resolveTarget(options, target, error))
+    return error;
+  std::string has;
+  std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
+  for (const auto &strategy : isa->dotStrategies()) {
+    if (strategy->name() == name)
+      return std::nullopt;
+    has += " " + std::string(strategy->name());
+  }
+  return "dot strategy '" + name + "' not tested: the test target '" + target.name + "' (" +
+         target.cpu + ") lacks the unit it needs; its cascade:" + has + " generic";
 }
 
 void launch(const TestKernel &kernel, blockc_grid grid, const std::vector<Arg> &args) {

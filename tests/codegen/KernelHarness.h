@@ -39,6 +39,7 @@
 #include <cstring>
 #include <gtest/gtest.h>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -139,6 +140,11 @@ std::unique_ptr<JitModule> compileInProcessOrFail(const std::string &source,
 /// parameter's size for each scalar. A mismatch, a launch error or a fault
 /// throws LaunchFailure, which fails the test with what happened.
 void launch(const TestKernel &kernel, blockc_grid grid, const std::vector<Arg> &args);
+
+/// Why the test target cannot compute dots with strategy `name` (its cascade
+/// lacks it: the target, or the CPU behind `host`, has no such unit), or
+/// nullopt; `generic` is always there.
+std::optional<std::string> missingDotStrategy(const std::string &name);
 
 /// Whether kernels run in this process (BLOCKC_TEST_RUNNER is empty).
 bool launchesInProcess();
