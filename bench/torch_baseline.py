@@ -1,45 +1,126 @@
 #!/usr/bin/env python3
-"""PyTorch's CPU kernels on the workloads of AotBench, for side-by-side tables.
+"""PyTorch's CPU kernels on the workloads of AotBench and MatmulBench, for side-by-side tables.
 
-torch.add on 2^24 f32 and torch.softmax(dim=1) on n x n f32, at each thread
-count AotBench uses; prints the minimum time of repeated runs in ms.
+AotBench's: torch.add on 2^24 f32 and torch.softmax(dim=1) on n x n f32, at each
+thread count AotBench uses (1, 2, 4, ... and all cores).
+
+MatmulBench's, at 1 thread and all cores: f32 torch.matmul on the shapes of
+matmul_bench (M x N x K: square 256 to 4096, 4096x64x4096, 64x4096x4096,
+4096x4096x64), bf16 torch.matmul on square 1024 and 2048, and
+torch.softmax(a @ b, dim=1) on matmul_bench's matmul_softmax shapes. GFLOP/s
+count 2*M*N*K, the softmax not included, as matmul_bench does.
+
+Every figure is the minimum time of repeated runs, in ms; results go to
+preallocated out= tensors, as the C++ baselines do.
+
+  python3 bench/torch_baseline.py [--only add,softmax,matmul]
 """
+import argparse
 import os
 import time
 
 import torch
 
+MATMUL_SHAPES = [(n, n, n) for n in (256, 512, 1024, 2048, 4096)] + [
+    (4096, 64, 4096),
+    (64, 4096, 4096),
+    (4096, 4096, 64),
+]
+BF16_MATMUL_SIZES = (1024, 2048)
+MATMUL_SOFTMAX_SHAPES = [(1024, 256, 256), (4096, 256, 256)]
 
-def best_ms(fn, repeats):
+
+def best_ms(fn, repeats, budget_s=None):
+    """Minimum time of `repeats` runs after one warm-up, in ms; with `budget_s`,
+    stops early (after at least 3 runs) once that many seconds have been spent."""
     fn()
     best = float("inf")
-    for _ in range(repeats):
+    spent = 0.0
+    for i in range(repeats):
         start = time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - start)
+        elapsed = time.perf_counter() - start
+        best = min(best, elapsed)
+        spent += elapsed
+        if budget_s is not None and i >= 2 and spent > budget_s:
+            break
     return best * 1e3
 
 
-def main():
-    cores = os.cpu_count()
+def thread_counts(cores):
     counts = [1]
     while counts[-1] * 2 <= cores:
         counts.append(counts[-1] * 2)
     if counts[-1] != cores:
         counts.append(cores)
+    return counts
+
+
+def elementwise(cores):
     a = torch.rand(1 << 24) * 2 - 1
     b = torch.rand(1 << 24) * 2 - 1
     c = torch.empty_like(a)
-    print(f"torch {torch.__version__}, {cores} cores")
-    for threads in counts:
+    for threads in thread_counts(cores):
         torch.set_num_threads(threads)
         t = best_ms(lambda: torch.add(a, b, out=c), 20)
         print(f"torch_add n=2^24 threads={threads} {t:.3f} ms {12 * (1 << 24) / t / 1e6:.1f} GB/s")
+
+
+def softmax(cores):
+    for threads in thread_counts(cores):
+        torch.set_num_threads(threads)
         for n in (1024, 4096):
             x = torch.rand(n, n) * 2 - 1
             y = torch.empty_like(x)
             t = best_ms(lambda: torch.softmax(x, dim=1, out=y), 20)
             print(f"torch_softmax n={n} threads={threads} {t:.3f} ms {8 * n * n / t / 1e6:.1f} GB/s")
+
+
+def matmul(cores):
+    """The matmul workloads as one table; rows as `workload dtype MxNxK threads`."""
+    workloads = []
+    for m, n, k in MATMUL_SHAPES:
+        workloads.append(("matmul", torch.float32, m, n, k))
+    for n in BF16_MATMUL_SIZES:
+        workloads.append(("matmul", torch.bfloat16, n, n, n))
+    for m, n, k in MATMUL_SOFTMAX_SHAPES:
+        workloads.append(("matmul_softmax", torch.float32, m, n, k))
+
+    header = f"{'workload':<16}{'dtype':<7}{'M x N x K':>18}{'threads':>9}{'min ms':>11}{'GFLOP/s':>10}"
+    print()
+    print(header)
+    print("-" * len(header))
+    for threads in sorted({1, cores}):
+        torch.set_num_threads(threads)
+        for name, dtype, m, n, k in workloads:
+            a = (torch.rand(m, k) * 2 - 1).to(dtype)
+            b = (torch.rand(k, n) * 2 - 1).to(dtype)
+            c = torch.empty(m, n, dtype=dtype)
+            if name == "matmul":
+                fn = lambda: torch.matmul(a, b, out=c)
+            else:
+                product = torch.empty(m, n, dtype=dtype)
+                fn = lambda: torch.softmax(torch.matmul(a, b, out=product), dim=1, out=c)
+            t = best_ms(fn, 20, budget_s=2.0)
+            dtype_name = {torch.float32: "f32", torch.bfloat16: "bf16"}[dtype]
+            print(f"{name:<16}{dtype_name:<7}{f'{m}x{n}x{k}':>18}{threads:>9}{t:>11.3f}"
+                  f"{2 * m * n * k / t / 1e6:>10.1f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="add,softmax,matmul",
+                        help="comma-separated subset of add, softmax, matmul (default: all)")
+    only = set(parser.parse_args().only.split(","))
+    cores = os.cpu_count()
+    print(f"torch {torch.__version__}, {cores} cores")
+    with torch.inference_mode():
+        if "add" in only:
+            elementwise(cores)
+        if "softmax" in only:
+            softmax(cores)
+        if "matmul" in only:
+            matmul(cores)
 
 
 if __name__ == "__main__":
