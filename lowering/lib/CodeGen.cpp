@@ -185,13 +185,18 @@ void KernelCodeGen::emitOp(const Operation &op) {
 }
 
 llvm::Value *KernelCodeGen::allocaBuffer(const Type &type, const std::string &name) {
+  return allocaScratch(llvm::ArrayType::get(memoryType(type), type.numElements()), name,
+                       "%" + name + " " + type.str());
+}
+
+llvm::Value *KernelCodeGen::allocaScratch(llvm::Type *array, const std::string &name,
+                                          const std::string &description) {
   llvm::IRBuilder<> entry(allocaBlock_, allocaBlock_->begin());
-  auto *array = llvm::ArrayType::get(memoryType(type), type.numElements());
   uint64_t bytes = module_.getDataLayout().getTypeAllocSize(array);
   scratchBytes_ += bytes;
   if (bytes > largestScratchBytes_) {
     largestScratchBytes_ = bytes;
-    largestScratch_ = "%" + name + " " + type.str();
+    largestScratch_ = description;
   }
   auto *alloca = entry.CreateAlloca(array, nullptr, name);
   alloca->setAlignment(llvm::Align(64));

@@ -86,6 +86,10 @@ private:
   /// Whether evaluating virtual `v` reads `x` (through other virtual values).
   bool readsValue(const Value *v, const Value *x);
   llvm::Value *allocaBuffer(const Type &type, const std::string &name);
+  /// 64-byte-aligned scratch of `type`, counted in the kernel's scratch
+  /// memory; `description` names it if it is the largest.
+  llvm::Value *allocaScratch(llvm::Type *type, const std::string &name,
+                             const std::string &description);
   void copyBuffer(llvm::Value *dst, llvm::Value *src, const Type &type);
 
   // --- Loops (CodeGen.cpp) ---

@@ -193,7 +193,12 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   const Type &cType = op.result()->type();
   writeInto(acc, buffer);
   DotOperands operands{b_, aBuffer, bBuffer, buffer, a->type().kind(), bv->type().kind(),
-                       cType.kind(), m, n, k};
+                       cType.kind(), m, n, k,
+                       [&](llvm::Type *type, const std::string &name) {
+                         return allocaScratch(type, name,
+                                              name + " (packed operand of %" +
+                                                  op.result()->name() + ")");
+                       }};
   for (const auto &strategy : isa_.dotStrategies())
     if ((options_.dotStrategy.empty() || options_.dotStrategy == strategy->name()) &&
         strategy->accepts(operands))

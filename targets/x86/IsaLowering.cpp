@@ -1,6 +1,7 @@
 //===- IsaLowering.cpp - x86-64: AVX2 and AVX-512 -------------------------===//
 #include "IsaLowering.h"
 
+#include "AmxDot.h"
 #include "blockc/lowering/DotKernels.h"
 
 namespace blockc::x86 {
@@ -10,6 +11,10 @@ namespace {
 class X86Lowering final : public IsaLowering {
 public:
   explicit X86Lowering(const Target &target) : IsaLowering(target) {
+    if (target.has(Feature::AMXTile) &&
+        (target.has(Feature::AMXBF16) || target.has(Feature::AMXINT8)))
+      dots_.push_back(std::make_unique<AmxDot>(target.has(Feature::AMXBF16),
+                                               target.has(Feature::AMXINT8)));
     // The register-blocked micro-kernels fill the register file: 32 zmm, or
     // 16 ymm before AVX-512.
     if (target.has(Feature::AVX512F))

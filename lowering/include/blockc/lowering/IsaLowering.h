@@ -17,6 +17,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/TypeSize.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +69,9 @@ struct DotOperands {
   llvm::Value *a, *b, *c;
   ScalarKind aKind, bKind, cKind;
   int64_t m, n, k;
+  /// A 64-byte-aligned scratch buffer of `type` for the program, counted in
+  /// the kernel's scratch memory (packed operands).
+  std::function<llvm::Value *(llvm::Type *type, const std::string &name)> allocateScratch;
 };
 
 /// One way of computing a dot: a matrix unit or a register-blocked vector

@@ -1,0 +1,306 @@
+//===- AmxDot.cpp - Dots on Intel AMX tiles -------------------------------===//
+//
+// Tile registers are named by immediates: tiles 0-3 hold a 2 x 2 block of C,
+// 4-5 two tiles of A, 6-7 two tiles of B. Every tile is configured to its
+// full size (16 rows of 64 bytes), so one configuration serves every dot and
+// edges are handled by padding operands with zeros instead of reconfiguring.
+//
+//===----------------------------------------------------------------------===//
+#include "AmxDot.h"
+
+#include "blockc/lowering/DotKernels.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/IR/Module.h"
+
+namespace blockc::x86 {
+
+namespace {
+
+constexpr int64_t kTileRows = 16;
+constexpr int64_t kRowBytes = 64;
+constexpr unsigned kFirstA = 4, kFirstB = 6;
+
+int64_t roundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+/// Asks Linux, once per process, to let this process use the AMX tile data
+/// state (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)); without it the
+/// first tile instruction faults. Raw syscall: kernels link no libc helper.
+void requestTilePermissionOnce(llvm::IRBuilderBase &b) {
+  llvm::Module &module = *b.GetInsertBlock()->getModule();
+  llvm::LLVMContext &ctx = b.getContext();
+  auto *flag = llvm::cast<llvm::GlobalVariable>(
+      module.getOrInsertGlobal("blockc.amx.permission_requested", b.getInt8Ty()));
+  if (!flag->hasInitializer()) {
+    flag->setLinkage(llvm::GlobalValue::InternalLinkage);
+    flag->setInitializer(b.getInt8(0));
+  }
+  auto *done = b.CreateAlignedLoad(b.getInt8Ty(), flag, llvm::Align(1));
+  done->setAtomic(llvm::AtomicOrdering::Monotonic);
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  auto *ask = llvm::BasicBlock::Create(ctx, "amx.permission", fn);
+  auto *ready = llvm::BasicBlock::Create(ctx, "amx.ready", fn);
+  b.CreateCondBr(b.CreateICmpEQ(done, b.getInt8(0)), ask, ready);
+  b.SetInsertPoint(ask);
+  constexpr int64_t kArchPrctl = 158, kReqXcompPerm = 0x1023, kXtileData = 18;
+  auto *type = llvm::FunctionType::get(b.getInt64Ty(),
+                                       {b.getInt64Ty(), b.getInt64Ty(), b.getInt64Ty()}, false);
+  auto *syscall = llvm::InlineAsm::get(
+      type, "syscall", "={ax},{ax},{di},{si},~{rcx},~{r11},~{memory},~{dirflag},~{fpsr},~{flags}",
+      /*hasSideEffects=*/true);
+  b.CreateCall(type, syscall,
+               {b.getInt64(kArchPrctl), b.getInt64(kReqXcompPerm), b.getInt64(kXtileData)});
+  b.CreateAlignedStore(b.getInt8(1), flag, llvm::Align(1))->setAtomic(llvm::AtomicOrdering::Monotonic);
+  b.CreateBr(ready);
+  b.SetInsertPoint(ready);
+}
+
+class AmxEmitter {
+public:
+  AmxEmitter(const DotOperands &dot)
+      : dot_(dot), b_(dot.builder), bf16_(dot.aKind == ScalarKind::BF16),
+        elementBytes_(bf16_ ? 2 : 1), pack_(4 / elementBytes_), tileK_(kRowBytes / elementBytes_),
+        mp_(roundUp(dot.m, kTileRows)), np_(roundUp(dot.n, kTileRows)), kp_(roundUp(dot.k, tileK_)),
+        inType_(dotMemoryType(b_.getContext(), dot.aKind)),
+        accType_(dotMemoryType(b_.getContext(), dot.cKind)) {}
+
+  void emit() {
+    requestTilePermissionOnce(b_);
+    configureTiles();
+    llvm::Value *a = operandA();
+    llvm::Value *bPacked = packB();
+    bool cInPlace = dot_.m == mp_ && dot_.n == np_;
+    llvm::Value *c = cInPlace ? dot_.c : copyC(true, nullptr);
+    products(a, bPacked, c);
+    if (!cInPlace)
+      copyC(false, c);
+    intrinsic(llvm::Intrinsic::x86_tilerelease, {});
+  }
+
+private:
+  void configureTiles() {
+    // Palette 1; bytes 16-47 are each tile's bytes per row (u16), 48-63 its rows.
+    std::vector<llvm::Constant *> bytes(64, b_.getInt8(0));
+    bytes[0] = b_.getInt8(1);
+    for (unsigned t = 0; t < 8; ++t) {
+      bytes[16 + 2 * t] = b_.getInt8(kRowBytes);
+      bytes[48 + t] = b_.getInt8(kTileRows);
+    }
+    auto *config = llvm::ConstantVector::get(bytes);
+    llvm::Value *slot = dot_.allocateScratch(config->getType(), "amx.config");
+    b_.CreateAlignedStore(config, slot, llvm::Align(64));
+    intrinsic(llvm::Intrinsic::x86_ldtilecfg, {slot});
+  }
+
+  void intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value *> args) {
+    b_.CreateIntrinsic(id, llvm::ArrayRef<llvm::Type *>(), args);
+  }
+
+  /// Lanes of `type` at `ptr`; where `mask` (if any) is off, zero.
+  llvm::Value *loadChunk(llvm::FixedVectorType *type, llvm::Value *ptr, llvm::Value *mask) {
+    llvm::Align align(type->getScalarSizeInBits() / 8);
+    if (!mask)
+      return b_.CreateAlignedLoad(type, ptr, align);
+    return b_.CreateMaskedLoad(type, ptr, align, mask, llvm::Constant::getNullValue(type));
+  }
+
+  llvm::Value *element(llvm::Type *type, llvm::Value *base, llvm::Value *index) {
+    return b_.CreateGEP(type, base, index);
+  }
+
+  llvm::Constant *laneMask(int64_t lanes, int64_t active) {
+    std::vector<llvm::Constant *> bits;
+    for (int64_t i = 0; i < lanes; ++i)
+      bits.push_back(b_.getInt1(i < active));
+    return llvm::ConstantVector::get(bits);
+  }
+
+  /// Copies `count` elements of a row (fewer than `lanes` of a chunk are
+  /// valid at the end) from `from` to `to`, chunk by chunk; the padding of
+  /// the destination's chunk is zero.
+  void copyRow(llvm::Type *type, llvm::Value *from, llvm::Value *to, int64_t count,
+               int64_t lanes, bool maskStore) {
+    auto *vector = llvm::FixedVectorType::get(type, unsigned(lanes));
+    llvm::Align align(type->getScalarSizeInBits() / 8);
+    for (int64_t c = 0; c < count; c += lanes) {
+      llvm::Value *src = element(type, from, b_.getInt64(c));
+      llvm::Value *dst = element(type, to, b_.getInt64(c));
+      int64_t active = std::min(lanes, count - c);
+      llvm::Value *mask = active == lanes ? nullptr : laneMask(lanes, active);
+      llvm::Value *v = loadChunk(vector, src, mask);
+      if (mask && maskStore)
+        b_.CreateMaskedStore(v, dst, align, mask);
+      else
+        b_.CreateAlignedStore(v, dst, align);
+    }
+  }
+
+  /// A's tiles read straight from its buffer when it is whole tiles, else
+  /// from a zero-padded copy.
+  llvm::Value *operandA() {
+    lda_ = kp_;
+    if (dot_.m == mp_ && dot_.k == kp_)
+      return dot_.a;
+    auto *array = llvm::ArrayType::get(inType_, uint64_t(mp_ * kp_));
+    llvm::Value *packed = dot_.allocateScratch(array, "amx.a");
+    b_.CreateMemSet(packed, b_.getInt8(0), uint64_t(mp_ * kp_ * elementBytes_), llvm::Align(64));
+    emitConstantLoop(b_, 0, dot_.m, 1, [&](llvm::Value *row) {
+      copyRow(inType_, element(inType_, dot_.a, b_.CreateMul(row, b_.getInt64(dot_.k))),
+              element(inType_, packed, b_.CreateMul(row, b_.getInt64(kp_))), dot_.k, tileK_,
+              false);
+    });
+    return packed;
+  }
+
+  /// B in AMX's VNNI layout: row q holds K rows q*pack .. q*pack+pack-1
+  /// interleaved element by element, [b(qp, 0), b(qp+1, 0), ..., b(qp, 1), ...].
+  llvm::Value *packB() {
+    int64_t rows = kp_ / pack_, rowElements = np_ * pack_;
+    auto *array = llvm::ArrayType::get(inType_, uint64_t(rows * rowElements));
+    llvm::Value *packed = dot_.allocateScratch(array, "amx.b");
+    if (dot_.k != kp_ || dot_.n != np_)
+      b_.CreateMemSet(packed, b_.getInt8(0), uint64_t(rows * rowElements * elementBytes_),
+                      llvm::Align(64));
+    auto *chunk = llvm::FixedVectorType::get(inType_, unsigned(kTileRows));
+    llvm::Align align(elementBytes_);
+    // Chunks of 16 columns from `pack` rows become one 64-byte packed row piece.
+    std::vector<int> interleave(size_t(kTileRows * pack_));
+    for (int64_t j = 0; j < kTileRows; ++j)
+      for (int64_t p = 0; p < pack_; ++p)
+        interleave[size_t(j * pack_ + p)] = int(p * kTileRows + j);
+    auto packGroup = [&](llvm::Value *q, int64_t validRows) {
+      for (int64_t j0 = 0; j0 < dot_.n; j0 += kTileRows) {
+        int64_t active = std::min(kTileRows, dot_.n - j0);
+        llvm::Value *mask = active == kTileRows ? nullptr : laneMask(kTileRows, active);
+        std::vector<llvm::Value *> rowsOfGroup;
+        for (int64_t p = 0; p < pack_; ++p) {
+          if (p >= validRows) {
+            rowsOfGroup.push_back(llvm::Constant::getNullValue(chunk));
+            continue;
+          }
+          llvm::Value *k = b_.CreateAdd(b_.CreateMul(q, b_.getInt64(pack_)), b_.getInt64(p));
+          llvm::Value *at = b_.CreateAdd(b_.CreateMul(k, b_.getInt64(dot_.n)), b_.getInt64(j0));
+          llvm::Value *src = element(inType_, dot_.b, at);
+          rowsOfGroup.push_back(loadChunk(chunk, src, mask));
+        }
+        llvm::Value *joined = rowsOfGroup[0];
+        if (pack_ == 2) {
+          joined = b_.CreateShuffleVector(rowsOfGroup[0], rowsOfGroup[1], interleave);
+        } else {
+          std::vector<int> concat(2 * kTileRows);
+          for (int i = 0; i < 2 * kTileRows; ++i)
+            concat[size_t(i)] = i;
+          llvm::Value *low = b_.CreateShuffleVector(rowsOfGroup[0], rowsOfGroup[1], concat);
+          llvm::Value *high = b_.CreateShuffleVector(rowsOfGroup[2], rowsOfGroup[3], concat);
+          joined = b_.CreateShuffleVector(low, high, interleave);
+        }
+        llvm::Value *at = b_.CreateAdd(b_.CreateMul(q, b_.getInt64(rowElements)),
+                                       b_.getInt64(j0 * pack_));
+        b_.CreateAlignedStore(joined, element(inType_, packed, at), align);
+      }
+    };
+    emitConstantLoop(b_, 0, dot_.k / pack_, 1, [&](llvm::Value *q) { packGroup(q, pack_); });
+    if (int64_t rest = dot_.k % pack_)
+      packGroup(b_.getInt64(dot_.k / pack_), rest);
+    return packed;
+  }
+
+  /// Into padded scratch (`in`), or back into the dot's C.
+  llvm::Value *copyC(bool in, llvm::Value *padded) {
+    if (in) {
+      auto *array = llvm::ArrayType::get(accType_, uint64_t(mp_ * np_));
+      padded = dot_.allocateScratch(array, "amx.c");
+    }
+    emitConstantLoop(b_, 0, dot_.m, 1, [&](llvm::Value *row) {
+      llvm::Value *original = element(accType_, dot_.c, b_.CreateMul(row, b_.getInt64(dot_.n)));
+      llvm::Value *copy = element(accType_, padded, b_.CreateMul(row, b_.getInt64(np_)));
+      if (in)
+        copyRow(accType_, original, copy, dot_.n, kTileRows, false);
+      else
+        copyRow(accType_, copy, original, dot_.n, kTileRows, true);
+    });
+    return padded;
+  }
+
+  llvm::Value *byteOffset(llvm::Value *base, llvm::Value *bytes) {
+    return b_.CreateGEP(b_.getInt8Ty(), base, bytes);
+  }
+
+  void tileLoad(unsigned tile, llvm::Value *ptr, int64_t strideBytes) {
+    intrinsic(llvm::Intrinsic::x86_tileloadd64,
+              {b_.getInt8(uint8_t(tile)), ptr, b_.getInt64(strideBytes)});
+  }
+
+  /// A block of rows x cols C tiles at tile coordinates (ti, tj).
+  void block(llvm::Value *a, llvm::Value *bPacked, llvm::Value *c, llvm::Value *ti,
+             llvm::Value *tj, int64_t rows, int64_t cols) {
+    int64_t ldc = np_ * 4;
+    auto cTile = [&](int64_t r, int64_t s) {
+      llvm::Value *row = b_.CreateMul(b_.CreateAdd(ti, b_.getInt64(r)), b_.getInt64(kTileRows));
+      llvm::Value *col = b_.CreateMul(b_.CreateAdd(tj, b_.getInt64(s)), b_.getInt64(kRowBytes));
+      return byteOffset(c, b_.CreateAdd(b_.CreateMul(row, b_.getInt64(ldc)), col));
+    };
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t s = 0; s < cols; ++s)
+        tileLoad(unsigned(r * 2 + s), cTile(r, s), ldc);
+    int64_t ldb = np_ * pack_ * elementBytes_;
+    emitConstantLoop(b_, 0, kp_ / tileK_, 1, [&](llvm::Value *kt) {
+      for (int64_t r = 0; r < rows; ++r) {
+        llvm::Value *row = b_.CreateMul(b_.CreateAdd(ti, b_.getInt64(r)), b_.getInt64(kTileRows));
+        llvm::Value *at = b_.CreateAdd(b_.CreateMul(row, b_.getInt64(lda_ * elementBytes_)),
+                                       b_.CreateMul(kt, b_.getInt64(kRowBytes)));
+        tileLoad(kFirstA + unsigned(r), byteOffset(a, at), lda_ * elementBytes_);
+      }
+      for (int64_t s = 0; s < cols; ++s) {
+        llvm::Value *packedRow = b_.CreateMul(kt, b_.getInt64(kTileRows));
+        llvm::Value *col = b_.CreateMul(b_.CreateAdd(tj, b_.getInt64(s)), b_.getInt64(kRowBytes));
+        llvm::Value *at = b_.CreateAdd(b_.CreateMul(packedRow, b_.getInt64(ldb)), col);
+        tileLoad(kFirstB + unsigned(s), byteOffset(bPacked, at), ldb);
+      }
+      auto product = bf16_ ? llvm::Intrinsic::x86_tdpbf16ps : llvm::Intrinsic::x86_tdpbssd;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t s = 0; s < cols; ++s)
+          intrinsic(product, {b_.getInt8(uint8_t(r * 2 + s)), b_.getInt8(uint8_t(kFirstA + r)),
+                              b_.getInt8(uint8_t(kFirstB + s))});
+    });
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t s = 0; s < cols; ++s)
+        intrinsic(llvm::Intrinsic::x86_tilestored64,
+                  {b_.getInt8(uint8_t(r * 2 + s)), cTile(r, s), b_.getInt64(ldc)});
+  }
+
+  void products(llvm::Value *a, llvm::Value *bPacked, llvm::Value *c) {
+    int64_t tilesM = mp_ / kTileRows, tilesN = np_ / kTileRows;
+    auto columns = [&](llvm::Value *ti, int64_t rows) {
+      emitConstantLoop(b_, 0, tilesN / 2 * 2, 2, [&](llvm::Value *tj) {
+        block(a, bPacked, c, ti, tj, rows, 2);
+      });
+      if (tilesN % 2)
+        block(a, bPacked, c, ti, b_.getInt64(tilesN - 1), rows, 1);
+    };
+    emitConstantLoop(b_, 0, tilesM / 2 * 2, 2, [&](llvm::Value *ti) { columns(ti, 2); });
+    if (tilesM % 2)
+      columns(b_.getInt64(tilesM - 1), 1);
+  }
+
+  const DotOperands &dot_;
+  llvm::IRBuilderBase &b_;
+  bool bf16_;
+  int64_t elementBytes_, pack_, tileK_;
+  int64_t mp_, np_, kp_;
+  int64_t lda_ = 0;
+  llvm::Type *inType_, *accType_;
+};
+
+} // namespace
+
+bool AmxDot::accepts(const DotOperands &dot) const {
+  return (bf16_ && dot.aKind == ScalarKind::BF16 && dot.cKind == ScalarKind::F32) ||
+         (int8_ && dot.aKind == ScalarKind::I8 && dot.cKind == ScalarKind::I32);
+}
+
+void AmxDot::emit(const DotOperands &dot) const { AmxEmitter(dot).emit(); }
+
+} // namespace blockc::x86
