@@ -16,13 +16,20 @@ namespace blockc::bench {
 /// The first kernel of examples/EXAMPLE.bir, JIT-compiled for the host with
 /// `defines` bound; exits with the diagnostic if it does not compile. The
 /// kernel lives until the process ends. Needs BLOCKC_EXAMPLES_DIR.
-inline const JitKernel &exampleKernel(const std::string &example,
-                                      const ConstexprBindings &defines) {
-  static std::vector<std::unique_ptr<JitModule>> modules;
+inline std::string exampleSource(const std::string &example) {
   std::ifstream in(std::string(BLOCKC_EXAMPLES_DIR) + "/" + example + ".bir");
   std::stringstream text;
   text << in.rdbuf();
-  SourceFile file{example + ".bir", text.str()};
+  return text.str();
+}
+
+/// The first kernel of `source` (named `name` in diagnostics), JIT-compiled
+/// for the host with `defines` bound; exits with the diagnostic if it does
+/// not compile. The kernel lives until the process ends.
+inline const JitKernel &compiledKernel(const std::string &name, const std::string &source,
+                                       const ConstexprBindings &defines) {
+  static std::vector<std::unique_ptr<JitModule>> modules;
+  SourceFile file{name, source};
   CompileOptions options;
   options.defines = defines;
   DiagnosticEngine diags;
@@ -32,6 +39,11 @@ inline const JitKernel &exampleKernel(const std::string &example,
     std::exit(1);
   }
   return modules.back()->kernels()[0];
+}
+
+inline const JitKernel &exampleKernel(const std::string &example,
+                                      const ConstexprBindings &defines) {
+  return compiledKernel(example + ".bir", exampleSource(example), defines);
 }
 
 } // namespace blockc::bench

@@ -25,6 +25,7 @@
 
 #include <cblas.h>
 #include <cstring>
+#include <thread>
 #include <map>
 #include <string>
 
@@ -33,8 +34,13 @@ using namespace blockc::bench;
 
 namespace {
 
-/// Thread counts of every shape: the matmul comparisons issue 8 asks for.
-constexpr int64_t kThreadCounts[] = {1, 2};
+/// Thread counts of every shape: 1, 2 and, on a bigger machine, every core.
+std::vector<int64_t> threadCounts() {
+  std::vector<int64_t> counts = {1, 2};
+  if (int64_t cores = std::thread::hardware_concurrency(); cores > 2)
+    counts.push_back(cores);
+  return counts;
+}
 
 int64_t cdiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -63,7 +69,7 @@ struct MatmulKernel {
   int64_t programs(int64_t m, int64_t n) const { return cdiv(m, blockM) * cdiv(n, blockN); }
 };
 
-/// examples/matmul.bir with `defines` bound over its defaults (64x64x32
+/// examples/matmul.bir with `defines` bound over its defaults (64x128x64
 /// tiles), compiled once per distinct `defines`.
 const MatmulKernel &matmulKernel(const ConstexprBindings &defines) {
   static std::map<ConstexprBindings, MatmulKernel> kernels;
@@ -72,7 +78,7 @@ const MatmulKernel &matmulKernel(const ConstexprBindings &defines) {
     found = kernels
                 .emplace(defines, MatmulKernel{&exampleKernel("matmul", defines),
                                                boundOr(defines, "BLOCK_M", 64),
-                                               boundOr(defines, "BLOCK_N", 64)})
+                                               boundOr(defines, "BLOCK_N", 128)})
                 .first;
   return found->second;
 }
@@ -138,8 +144,71 @@ void matmulOpenBlas(benchmark::State &state) {
   setGflops(state, p);
 }
 
+/// examples/matmul.bir with bf16 operands (f32 accumulator and result) or i8
+/// operands (i32 accumulator and result): the dots AMX computes where the CPU
+/// has it. The same tiles and launch as the f32 example.
+std::string lowPrecisionMatmul(bool bf16) {
+  std::string source = exampleSource("matmul");
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t at = source.find(from);
+    if (at == std::string::npos) {
+      std::fprintf(stderr, "matmul_bench: examples/matmul.bir has no '%s'\n", from.c_str());
+      std::exit(1);
+    }
+    source.replace(at, from.size(), to);
+  };
+  if (bf16) {
+    replace("%a: ptr<f32>, %b: ptr<f32>", "%a: ptr<bf16>, %b: ptr<bf16>");
+    replace("%zero_f = const 0.0 : f32", "%zero_f = const 0.0 : bf16");
+  } else {
+    replace("%a: ptr<f32>, %b: ptr<f32>, %c: ptr<f32>", "%a: ptr<i8>, %b: ptr<i8>, %c: ptr<i32>");
+    replace("%zero_f = const 0.0 : f32", "%zero_f = const 0 : i8");
+    replace("const 0.0 : f32[BLOCK_M, BLOCK_N]", "const 0 : i32[BLOCK_M, BLOCK_N]");
+  }
+  return source;
+}
+
+/// bf16 (state.range(4) == 1) or i8 matmul through blockc; GFLOP/s counts
+/// multiply-adds as two operations for both.
+void matmulLowPrecision(benchmark::State &state) {
+  bool bf16 = state.range(4) == 1;
+  static const MatmulKernel bf16Kernel{
+      &compiledKernel("matmul_bf16", lowPrecisionMatmul(true), commandLineDefines()),
+      boundOr(commandLineDefines(), "BLOCK_M", 64), boundOr(commandLineDefines(), "BLOCK_N", 128)};
+  static const MatmulKernel i8Kernel{
+      &compiledKernel("matmul_i8", lowPrecisionMatmul(false), commandLineDefines()),
+      bf16Kernel.blockM, bf16Kernel.blockN};
+  const MatmulKernel &kernel = bf16 ? bf16Kernel : i8Kernel;
+  MatmulProblem p(state);
+  // Small integers: bf16 holds them exactly and i8 products stay far from overflow.
+  std::vector<uint16_t> a16(size_t(p.m * p.k)), b16(size_t(p.k * p.n));
+  std::vector<int8_t> a8(a16.size()), b8(b16.size());
+  for (size_t i = 0; i < a16.size(); ++i)
+    a8[i] = int8_t(i % 7) - 3, a16[i] = uint16_t(0x3f80 + (i % 3) * 0x80);
+  for (size_t i = 0; i < b16.size(); ++i)
+    b8[i] = int8_t(i % 5) - 2, b16[i] = uint16_t(0x3f80 + (i % 5) * 0x80);
+  void *a = bf16 ? static_cast<void *>(a16.data()) : a8.data();
+  void *b = bf16 ? static_cast<void *>(b16.data()) : b8.data();
+  void *c = p.c.get();
+  int32_t m = int32_t(p.m), n = int32_t(p.n), k = int32_t(p.k), one = 1;
+  void *args[12] = {&a, &b, &c, &m, &n, &k, &k, &one, &n, &one, &n, &one};
+  blockc_launch_options options = threadsOption(p.threads);
+  for (auto _ : state)
+    if (!launch(state, *kernel.kernel, args, kernel.programs(p.m, p.n), options))
+      return;
+  setGflops(state, p);
+}
+
+void lowPrecisionShapes(benchmark::internal::Benchmark *b) {
+  for (int64_t t : threadCounts())
+    for (int64_t n : {1024, 2048})
+      for (int64_t bf16 : {1, 0})
+        b->Args({n, n, n, t, bf16});
+  b->ArgNames({"m", "n", "k", "threads", "bf16"})->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
 void matmulShapes(benchmark::internal::Benchmark *b) {
-  for (int64_t t : kThreadCounts) {
+  for (int64_t t : threadCounts()) {
     for (int64_t n : {256, 512, 1024, 2048, 4096})
       b->Args({n, n, n, t});
     b->Args({4096, 64, 4096, t});
@@ -152,7 +221,7 @@ void matmulShapes(benchmark::internal::Benchmark *b) {
 /// Rows of softmax(A @ B) as the example is meant to be used: N within one
 /// block of columns (BLOCK_N = 256 by default).
 void matmulSoftmaxShapes(benchmark::internal::Benchmark *b) {
-  for (int64_t t : kThreadCounts)
+  for (int64_t t : threadCounts())
     for (int64_t m : {1024, 4096})
       b->Args({m, 256, 256, t});
   b->ArgNames({"m", "n", "k", "threads"})->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -256,6 +325,7 @@ BENCHMARK(matmulOpenBlas)->Name("matmul/baseline_openblas")->Apply(matmulShapes)
 #ifdef BLOCKC_BENCH_LIBTORCH
 BENCHMARK(matmulLibtorch)->Name("matmul/baseline_libtorch")->Apply(matmulShapes);
 #endif
+BENCHMARK(matmulLowPrecision)->Name("matmul_lowp/blockc")->Apply(lowPrecisionShapes);
 BENCHMARK(matmulSoftmaxBlockc)->Name("matmul_softmax/blockc")->Apply(matmulSoftmaxShapes);
 BENCHMARK(matmulSoftmaxSeparate)
     ->Name("matmul_softmax/baseline_separate")

@@ -49,6 +49,19 @@ llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from
   }
 }
 
+void setLoopUnroll(llvm::Instruction *latch, unsigned count) {
+  llvm::LLVMContext &ctx = latch->getContext();
+  llvm::Metadata *hint =
+      count <= 1 ? llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")})
+                 : llvm::MDNode::get(
+                       ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.count"),
+                             llvm::ConstantAsMetadata::get(
+                                 llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), count))});
+  llvm::MDNode *loopID = llvm::MDNode::getDistinct(ctx, {nullptr, hint});
+  loopID->replaceOperandWith(0, loopID);
+  latch->setMetadata(llvm::LLVMContext::MD_loop, loopID);
+}
+
 void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
                       const std::function<void(llvm::Value *)> &body) {
   if (begin >= end)
@@ -67,11 +80,13 @@ void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_
   body(iv);
   llvm::Value *next = b.CreateAdd(iv, b.getInt64(step), "", true, true);
   iv->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpSLT(next, b.getInt64(end)), loop, exit);
+  setLoopUnroll(b.CreateCondBr(b.CreateICmpSLT(next, b.getInt64(end)), loop, exit), 1);
   b.SetInsertPoint(exit);
 }
 
 namespace {
+
+constexpr unsigned kUnrollK = 4;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -185,7 +200,10 @@ public:
     kk->addIncoming(next, b_.GetInsertBlock());
     for (size_t i = 0; i < phis.size(); ++i)
       phis[i]->addIncoming(acc[i], b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(dot_.k)), loop, exit);
+    // A fixed unroll, never a full one: code size and compile time stay the
+    // same whatever K (DESIGN.md, principle 1).
+    setLoopUnroll(b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(dot_.k)), loop, exit),
+                  kUnrollK);
     b_.SetInsertPoint(exit);
 
     for (int64_t r = 0; r < rows; ++r)

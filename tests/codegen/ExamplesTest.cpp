@@ -181,7 +181,7 @@ TEST(Examples, Matmul) {
   for (const auto &defines : configs) {
     auto module = compileOrFail(example("matmul"), defines);
     ASSERT_TRUE(module);
-    int bm = defines.empty() ? 64 : 32, bn = defines.empty() ? 64 : 16;
+    int bm = defines.empty() ? 64 : 32, bn = defines.empty() ? 128 : 16;
     // Strides are arguments: each operand both contiguous along its last
     // dimension (stride 1 when the kernel runs: vector loads and stores) and
     // transposed (any other stride: gathers and scatters).

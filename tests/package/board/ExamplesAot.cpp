@@ -125,7 +125,7 @@ Result matmul() {
   int32_t m = quick ? 67 : 509, n = quick ? 71 : 515, k = quick ? 37 : 517;
   auto a = randomVector(size_t(m) * k, 7), b = randomVector(size_t(k) * n, 8);
   std::vector<float> c(size_t(m) * n);
-  int32_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
+  int32_t tiles = ((m + 63) / 64) * ((n + 127) / 128); // BLOCK_M x BLOCK_N
   double t = run("matmul", [&] {
     return matmul_launch(a.data(), b.data(), c.data(), m, n, k, k, 1, n, 1, n, 1, {tiles, 1, 1},
                          nullptr);

@@ -24,8 +24,13 @@ llvm::Type *dotMemoryType(llvm::LLVMContext &ctx, ScalarKind kind);
 /// extends to i32.
 llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from, ScalarKind to);
 
+/// Asks LLVM to unroll the loop whose latch is `latch` `count` times, or
+/// (count 1) not at all.
+void setLoopUnroll(llvm::Instruction *latch, unsigned count);
+
 /// `for (iv = begin; iv < end; iv += step) body(iv)` with an i64 induction
-/// variable and constant bounds; nothing is emitted for an empty range.
+/// variable and constant bounds, never unrolled; nothing is emitted for an
+/// empty range.
 void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
                       const std::function<void(llvm::Value *)> &body);
 
