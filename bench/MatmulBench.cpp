@@ -229,7 +229,7 @@ void matmulSoftmaxShapes(benchmark::internal::Benchmark *b) {
 
 void matmulSoftmaxBlockc(benchmark::State &state) {
   // Each program holds BLOCK_M whole rows of the product: N <= BLOCK_N.
-  constexpr int64_t kBlockM = 16, kBlockN = 256;
+  constexpr int64_t kBlockM = 64, kBlockN = 256;
   static const JitKernel &kernel = exampleKernel("matmul_softmax", {});
   MatmulProblem p(state);
   if (p.n > kBlockN) {

@@ -86,8 +86,6 @@ void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_
 
 namespace {
 
-constexpr unsigned kUnrollK = 4;
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Loads of A and B a dot of `m` rows and `vectors` vector columns issues per
@@ -151,10 +149,42 @@ public:
         inputVectorType_(llvm::FixedVectorType::get(aType_, unsigned(lanes))),
         isFloat_(isFloatKind(dot.cKind)) {}
 
+  /// Where a micro-kernel reads B: the dot's own buffer, or a panel packed by
+  /// packPanel (already widened, zero past the last column, rows `width`
+  /// elements apart).
+  struct PanelSource {
+    llvm::Value *base = nullptr;
+    int64_t width = 0;
+  };
+
+  /// Copies the `vectors`-wide panel of B at col0 into `packed`, row after
+  /// row, widened to the accumulator type: the micro-kernels of every row
+  /// tile then stream it from L1 in order, whatever B's row length (a row
+  /// length of a power of two times 1 KiB maps a panel onto a few L1 sets),
+  /// and convert nothing.
+  PanelSource packPanel(llvm::Value *packed, llvm::Value *col0, int64_t vectors,
+                        int64_t lastLanes) const {
+    llvm::Value *lastMask = lastLanes == lanes_ ? nullptr : laneMask(lastLanes);
+    int64_t width = vectors * lanes_;
+    emitConstantLoop(b_, 0, dot_.k, 1, [&](llvm::Value *kk) {
+      for (int64_t v = 0; v < vectors; ++v) {
+        llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(dot_.n)),
+                                       b_.CreateAdd(col0, b_.getInt64(v * lanes_)));
+        llvm::Value *raw = load(inputVectorType_, b_.CreateGEP(aType_, dot_.b, at),
+                                v == vectors - 1 ? lastMask : nullptr);
+        llvm::Value *to = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(width)),
+                                       b_.getInt64(v * lanes_));
+        store(widenForDot(b_, raw, dot_.bKind, dot_.cKind), b_.CreateGEP(cType_, packed, to),
+              nullptr);
+      }
+    });
+    return {packed, width};
+  }
+
   /// The `rows` x `vectors` tile of C at (row0, col0); its last vector has
-  /// `lastLanes` columns.
+  /// `lastLanes` columns. B comes from `panel` when it is packed.
   void emit(llvm::Value *row0, llvm::Value *col0, int64_t rows, int64_t vectors,
-            int64_t lastLanes) const {
+            int64_t lastLanes, PanelSource panel) const {
     llvm::Value *lastMask = lastLanes == lanes_ ? nullptr : laneMask(lastLanes);
     auto maskOf = [&](int64_t v) { return v == vectors - 1 ? lastMask : nullptr; };
     std::vector<llvm::Value *> acc(size_t(rows * vectors));
@@ -179,6 +209,12 @@ public:
     }
     std::vector<llvm::Value *> bRow;
     for (int64_t v = 0; v < vectors; ++v) {
+      if (panel.base) {
+        llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(panel.width)),
+                                       b_.getInt64(v * lanes_));
+        bRow.push_back(load(vectorType_, b_.CreateGEP(cType_, panel.base, at), nullptr));
+        continue;
+      }
       llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(dot_.n)),
                                      b_.CreateAdd(col0, b_.getInt64(v * lanes_)));
       llvm::Value *raw = load(inputVectorType_, b_.CreateGEP(aType_, dot_.b, at), maskOf(v));
@@ -200,10 +236,10 @@ public:
     kk->addIncoming(next, b_.GetInsertBlock());
     for (size_t i = 0; i < phis.size(); ++i)
       phis[i]->addIncoming(acc[i], b_.GetInsertBlock());
-    // A fixed unroll, never a full one: code size and compile time stay the
-    // same whatever K (DESIGN.md, principle 1).
-    setLoopUnroll(b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(dot_.k)), loop, exit),
-                  kUnrollK);
+    // Not unrolled: one k step is already MR x NR/lanes FMAs, and code size
+    // and compile time stay the same whatever K (DESIGN.md, principle 1);
+    // unrolled 4 times it measured no faster on Zen 5.
+    setLoopUnroll(b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(dot_.k)), loop, exit), 1);
     b_.SetInsertPoint(exit);
 
     for (int64_t r = 0; r < rows; ++r)
@@ -259,14 +295,25 @@ void RegisterBlockedDot::emit(const DotOperands &dot) const {
   TileEmitter emitter(dot, lanes);
   int64_t panelColumns = tile.vectors * lanes;
   llvm::IRBuilderBase &b = dot.builder;
+  // A panel read by more than one row tile is packed first: one scratch
+  // panel, reused by every column panel.
+  llvm::Value *packed = nullptr;
+  if (dot.m > tile.rows) {
+    auto *type = llvm::ArrayType::get(dotMemoryType(b.getContext(), dot.cKind),
+                                      uint64_t(dot.k * panelColumns));
+    packed = dot.allocateScratch(type, "dot.b_panel");
+  }
   // Column panels outside, rows inside: a panel of B (k x NR) stays in L1
   // while every row tile of A streams past it.
   auto panel = [&](llvm::Value *col0, int64_t vectors, int64_t lastLanes) {
+    TileEmitter::PanelSource source;
+    if (packed)
+      source = emitter.packPanel(packed, col0, vectors, lastLanes);
     emitConstantLoop(b, 0, dot.m / tile.rows * tile.rows, tile.rows, [&](llvm::Value *row0) {
-      emitter.emit(row0, col0, tile.rows, vectors, lastLanes);
+      emitter.emit(row0, col0, tile.rows, vectors, lastLanes, source);
     });
     if (int64_t rest = dot.m % tile.rows)
-      emitter.emit(b.getInt64(dot.m - rest), col0, rest, vectors, lastLanes);
+      emitter.emit(b.getInt64(dot.m - rest), col0, rest, vectors, lastLanes, source);
   };
   int64_t fullPanels = dot.n / panelColumns;
   emitConstantLoop(b, 0, fullPanels * panelColumns, panelColumns,

@@ -229,7 +229,7 @@ TEST(Examples, MatmulSoftmax) {
     std::vector<float> a = randomFloats(size_t(k) * sak, -1, 1, m),
                        b = randomFloats(size_t(k) * sbk, -1, 1, n);
     std::vector<float> c(size_t(m + 2) * scm, kUntouched);
-    launch(module->kernels()[0], {cdiv(m, 16), 1, 1},
+    launch(module->kernels()[0], {cdiv(m, 64), 1, 1},
            {a, b, c, m, n, k, sam, sak, sbk, sbn, scm, scn});
     Product logits = naiveProduct(a.data(), sam, sak, b.data(), sbk, sbn, m, n, k);
     for (int i = 0; i < m + 2; ++i) {

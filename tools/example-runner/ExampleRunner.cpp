@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
     float *pa = a.data(), *pb = b.data(), *pc = c.data();
     int32_t one = 1;
     void *args[] = {&pa, &pb, &pc, &m, &n, &kk, &kk, &one, &n, &one, &n, &one};
-    double t = timeIt([&] { launchOrDie(*k, args, {(m + 15) / 16, 1, 1}); });
+    double t = timeIt([&] { launchOrDie(*k, args, {(m + 63) / 64, 1, 1}); });
     std::vector<double> want(c.size());
     reference::matmulSoftmax(a.data(), b.data(), want.data(), m, n, kk);
     double err = maxRelativeError(c, want);

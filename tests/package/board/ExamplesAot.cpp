@@ -148,7 +148,7 @@ Result matmulSoftmax() {
   std::vector<float> c(size_t(m) * n);
   double t = run("matmul_softmax", [&] {
     return matmul_softmax_launch(a.data(), b.data(), c.data(), m, n, k, k, 1, n, 1, n, 1,
-                                 {(m + 15) / 16, 1, 1}, nullptr);
+                                 {(m + 63) / 64, 1, 1}, nullptr);
   });
   std::vector<double> want(c.size());
   blockc::reference::matmulSoftmax(a.data(), b.data(), want.data(), m, n, k);

@@ -54,8 +54,10 @@ MicroTile chooseMicroTile(RegisterFile file, int64_t lanes, int64_t m, int64_t n
 /// extent of the dot: per k, NR/lanes vectors of B's row k and MR broadcasts
 /// of A's column k feed MR * NR/lanes independent FMAs. Column edges run
 /// under a lane mask, row edges as a smaller tile; no element is computed
-/// twice. Accepts f32, f16 and bf16 operands accumulating in f32, and i8
-/// accumulating in i32 (multiply and add).
+/// twice. A panel of B that several row tiles read is first packed, widened,
+/// into a k x NR scratch panel. Accepts f32, f16 and bf16 operands
+/// accumulating in f32, f64 in f64, and i8 accumulating in i32 (multiply and
+/// add).
 class RegisterBlockedDot final : public DotStrategy {
 public:
   RegisterBlockedDot(std::string name, RegisterFile file) : name_(std::move(name)), file_(file) {}
