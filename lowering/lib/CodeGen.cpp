@@ -3,10 +3,10 @@
 
 #include "StripDemand.h"
 
-#include <algorithm>
-
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+
+#include <algorithm>
 
 namespace blockc {
 
@@ -212,8 +212,8 @@ void KernelCodeGen::copyBuffer(llvm::Value *dst, llvm::Value *src, const Type &t
 
 void KernelCodeGen::materialize(const Operation &op, const Value *v) {
   auto inPlace = accumulatorBuffers_.find(v);
-  llvm::Value *buffer = inPlace != accumulatorBuffers_.end() ? inPlace->second
-                                                             : allocaBuffer(v->type(), v->name());
+  llvm::Value *buffer =
+      inPlace != accumulatorBuffers_.end() ? inPlace->second : allocaBuffer(v->type(), v->name());
   switch (op.opClass()) {
   case OpClass::Reduce:
     emitReduce(op, buffer);
@@ -233,6 +233,8 @@ void KernelCodeGen::writeInto(const Value *v, llvm::Value *buffer) {
   if (it != buffers_.end())
     return copyBuffer(buffer, it->second, v->type());
   const Operation &op = *v->definingOp();
+  if (op.kind() == OpKind::Load && isTransposable(op))
+    return writeTransposableLoad(op, v, buffer);
   if (op.kind() == OpKind::Trans || op.kind() == OpKind::Reshape) {
     // Lanes of a transposed strip are far apart in the source: go element by
     // element (these ops are rare and feed dots, which dominate anyway).
@@ -288,46 +290,53 @@ void KernelCodeGen::emitStore(const Operation &op) {
   const Type &valueType = op.operands[1]->type();
   llvm::Type *memTy = memoryType(valueType);
   llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
-  forEachStrip(ptrType.shape(), [&](const Coords &coords, bool vector) {
-    llvm::Value *value = toMemory(evalOperand(op, 1, coords, vector), valueType);
-    llvm::Value *mask = vector ? tailMask_ : nullptr;
-    if (op.hasMask)
-      mask = andMasks(mask, evalOperand(op, 2, coords, vector));
-    if (options_.checkBounds)
-      checkAccess(op, evalOperand(op, 0, coords, vector), mask);
-    if (!vector) {
-      llvm::Value *ptr = evalOperand(op, 0, coords, false);
-      if (!mask)
-        b_.CreateStore(value, ptr);
-      else
-        b_.CreateMaskedStore(b_.CreateVectorSplat(1, value), ptr, align,
-                             b_.CreateVectorSplat(1, mask));
-      return;
-    }
-    std::optional<Stride> stride = operandStride(op, 0);
-    if (stride && stride->isConstant(1)) {
-      storeStrip(value, evalOperand(op, 0, coords, false), align, mask);
-    } else if (stride && stride->scale) {
-      llvm::Value *first = evalOperand(op, 0, coords, false);
-      llvm::Value *ptrs = isa_.hasStridedAccess() ? nullptr : evalOperand(op, 0, coords, true);
-      llvm::Value *elements = runtimeStride(*stride);
-      whenUnitStride(
-          elements,
-          [&]() -> llvm::Value * {
-            storeStrip(value, first, align, mask);
-            return nullptr;
-          },
-          [&]() -> llvm::Value * {
-            if (ptrs)
-              scatterStrip(value, ptrs, align, mask);
-            else
-              stridedStoreStrip(value, first, elements, align, mask);
-            return nullptr;
-          });
-    } else {
-      scatterStrip(value, evalOperand(op, 0, coords, true), align, mask);
-    }
-  });
+  auto strips = [&] {
+    forEachStrip(ptrType.shape(), [&](const Coords &coords, bool vector) {
+      llvm::Value *value = toMemory(evalOperand(op, 1, coords, vector), valueType);
+      llvm::Value *mask = vector ? tailMask_ : nullptr;
+      if (op.hasMask)
+        mask = andMasks(mask, evalOperand(op, 2, coords, vector));
+      if (options_.checkBounds)
+        checkAccess(op, evalOperand(op, 0, coords, vector), mask);
+      if (!vector) {
+        llvm::Value *ptr = evalOperand(op, 0, coords, false);
+        if (!mask)
+          b_.CreateStore(value, ptr);
+        else
+          b_.CreateMaskedStore(b_.CreateVectorSplat(1, value), ptr, align,
+                               b_.CreateVectorSplat(1, mask));
+        return;
+      }
+      std::optional<Stride> stride = operandStride(op, 0);
+      if (stride && stride->scale && stride->scale == knownUnitScale_)
+        stride = Stride{stride->factor, nullptr};
+      if (stride && stride->isConstant(1)) {
+        storeStrip(value, evalOperand(op, 0, coords, false), align, mask);
+      } else if (stride && stride->scale) {
+        llvm::Value *first = evalOperand(op, 0, coords, false);
+        llvm::Value *ptrs = isa_.hasStridedAccess() ? nullptr : evalOperand(op, 0, coords, true);
+        llvm::Value *elements = runtimeStride(*stride);
+        whenUnitStride(
+            elements,
+            [&]() -> llvm::Value * {
+              storeStrip(value, first, align, mask);
+              return nullptr;
+            },
+            [&]() -> llvm::Value * {
+              if (ptrs)
+                scatterStrip(value, ptrs, align, mask);
+              else
+                stridedStoreStrip(value, first, elements, align, mask);
+              return nullptr;
+            });
+      } else {
+        scatterStrip(value, evalOperand(op, 0, coords, true), align, mask);
+      }
+    });
+  };
+  if (isTransposable(op))
+    return emitTransposableStore(op, strips);
+  strips();
 }
 
 namespace {

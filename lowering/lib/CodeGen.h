@@ -150,6 +150,8 @@ private:
   llvm::Value *toF32RoundToOdd(llvm::Value *v, const Type &from);
   // --- Strides of pointer strips (CodeGenStrides.cpp) ---
   std::optional<Stride> strideOf(const Value *v);
+  /// The distance in elements between neighbours of `v` along `axis`.
+  std::optional<Stride> strideAlong(const Value *v, size_t axis);
   std::optional<Stride> operandStride(const Operation &op, unsigned i);
   /// The stride's value (i64) in the program.
   llvm::Value *runtimeStride(const Stride &stride);
@@ -161,6 +163,30 @@ private:
   void storeBuffer(llvm::Value *buffer, const Type &type, const Coords &coords, llvm::Value *value,
                    bool vector);
   llvm::Value *linearIndex(const Shape &shape, const Coords &coords);
+
+  // --- 2D accesses with contiguous columns (CodeGenTranspose.cpp) ---
+  /// Row coordinates and active lanes of the rows of one L x L square.
+  struct RowMasks {
+    llvm::SmallVector<Coords, 16> coords;
+    llvm::SmallVector<llvm::Value *, 16> masks;
+  };
+  /// Whether the 2D load or store `op` is versioned on its strides (rows
+  /// contiguous, columns contiguous, neither) rather than gathered or
+  /// scattered: its last-axis stride is a scalar argument and the ISA has no
+  /// strided access.
+  bool isTransposable(const Operation &op);
+  void writeTransposableLoad(const Operation &op, const Value *v, llvm::Value *buffer);
+  /// `strips`: the store as usual, for the version where rows are contiguous.
+  void emitTransposableStore(const Operation &op, const std::function<void()> &strips);
+  void versionOnStrides(const Operation &op, const std::function<void()> &rows,
+                        const std::function<void()> &columns,
+                        const std::function<void()> &elements);
+  /// Runs `body` for every L x L square of a 2D shape (L: the strip's lanes).
+  void
+  forEachSquare(const Shape &shape,
+                const std::function<void(llvm::Value *, llvm::Value *, const RowMasks &)> &body);
+  /// The transpose of an L x L matrix held as L vectors of L lanes.
+  llvm::SmallVector<llvm::Value *, 16> transposeSquare(llvm::ArrayRef<llvm::Value *> rows);
 
   // --- Reductions and dot (CodeGenReduce.cpp) ---
   void emitReduce(const Operation &op, llvm::Value *buffer);
@@ -238,6 +264,9 @@ private:
   };
   std::vector<CheckedParam> checkedParams_;
   llvm::Value *boundsReport_ = nullptr;
+  /// A scalar argument known to be 1 in the code being emitted (inside the
+  /// rows-contiguous version of a transposable access).
+  const Value *knownUnitScale_ = nullptr;
   uint64_t scratchBytes_ = 0;
   uint64_t largestScratchBytes_ = 0;
   std::string largestScratch_;

@@ -101,6 +101,8 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
     }
   } else {
     std::optional<Stride> stride = operandStride(op, 0);
+    if (stride && stride->scale && stride->scale == knownUnitScale_)
+      stride = Stride{stride->factor, nullptr};
     if (stride && stride->isConstant(1)) {
       value = loadStrip(loadTy, evalOperand(op, 0, coords, false), align, mask, passthru);
     } else if (stride && stride->isConstant(0) && !mask) {

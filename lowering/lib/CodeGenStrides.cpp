@@ -42,11 +42,22 @@ std::optional<Stride> KernelCodeGen::operandStride(const Operation &op, unsigned
 }
 
 std::optional<Stride> KernelCodeGen::strideOf(const Value *v) {
-  if (v->type().isScalar() || v->type().shape().back() == 1)
+  if (v->type().isScalar())
+    return zero();
+  return strideAlong(v, v->type().shape().size() - 1);
+}
+
+std::optional<Stride> KernelCodeGen::strideAlong(const Value *v, size_t axis) {
+  if (v->type().isScalar() || v->type().shape()[axis] == 1)
     return zero();
   if (buffers_.count(v) || !v->definingOp())
     return std::nullopt;
   const Operation &op = *v->definingOp();
+  // Operands of elementwise ops have the result's rank (size 1 where they
+  // broadcast, which strideAlong answers with zero) or are scalars.
+  auto operandStride = [&](const Operation &op, unsigned i) -> std::optional<Stride> {
+    return strideAlong(op.operands[i], axis);
+  };
   switch (op.kind()) {
   case OpKind::Arange:
     return Stride{1, nullptr};
@@ -55,8 +66,12 @@ std::optional<Stride> KernelCodeGen::strideOf(const Value *v) {
     return zero();
   case OpKind::Broadcast:
     return operandStride(op, 0);
-  case OpKind::ExpandDims:
-    return strideOf(op.operands[0]);
+  case OpKind::ExpandDims: {
+    auto inserted = size_t(op.ints[0]);
+    if (axis == inserted)
+      return zero();
+    return strideAlong(op.operands[0], axis > inserted ? axis - 1 : axis);
+  }
   case OpKind::Add:
   case OpKind::AddPtr:
     return addStrides(operandStride(op, 0), operandStride(op, 1), 1);
