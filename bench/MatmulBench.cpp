@@ -25,9 +25,9 @@
 
 #include <cblas.h>
 #include <cstring>
-#include <thread>
 #include <map>
 #include <string>
+#include <thread>
 
 using namespace blockc;
 using namespace blockc::bench;

@@ -53,10 +53,9 @@ void setLoopUnroll(llvm::Instruction *latch, unsigned count) {
   llvm::LLVMContext &ctx = latch->getContext();
   llvm::Metadata *hint =
       count <= 1 ? llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")})
-                 : llvm::MDNode::get(
-                       ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.count"),
-                             llvm::ConstantAsMetadata::get(
-                                 llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), count))});
+                 : llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.count"),
+                                           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                                               llvm::Type::getInt32Ty(ctx), count))});
   llvm::MDNode *loopID = llvm::MDNode::getDistinct(ctx, {nullptr, hint});
   loopID->replaceOperandWith(0, loopID);
   latch->setMetadata(llvm::LLVMContext::MD_loop, loopID);
@@ -86,7 +85,9 @@ void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_
 
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 /// Loads of A and B a dot of `m` rows and `vectors` vector columns issues per
 /// k with `tile`: each tile loads its rows of A and its vectors of B.
@@ -172,8 +173,8 @@ public:
                                        b_.CreateAdd(col0, b_.getInt64(v * lanes_)));
         llvm::Value *raw = load(inputVectorType_, b_.CreateGEP(aType_, dot_.b, at),
                                 v == vectors - 1 ? lastMask : nullptr);
-        llvm::Value *to = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(width)),
-                                       b_.getInt64(v * lanes_));
+        llvm::Value *to =
+            b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(width)), b_.getInt64(v * lanes_));
         store(widenForDot(b_, raw, dot_.bKind, dot_.cKind), b_.CreateGEP(cType_, packed, to),
               nullptr);
       }
@@ -183,15 +184,14 @@ public:
 
   /// The `rows` x `vectors` tile of C at (row0, col0); its last vector has
   /// `lastLanes` columns. B comes from `panel` when it is packed.
-  void emit(llvm::Value *row0, llvm::Value *col0, int64_t rows, int64_t vectors,
-            int64_t lastLanes, PanelSource panel) const {
+  void emit(llvm::Value *row0, llvm::Value *col0, int64_t rows, int64_t vectors, int64_t lastLanes,
+            PanelSource panel) const {
     llvm::Value *lastMask = lastLanes == lanes_ ? nullptr : laneMask(lastLanes);
     auto maskOf = [&](int64_t v) { return v == vectors - 1 ? lastMask : nullptr; };
     std::vector<llvm::Value *> acc(size_t(rows * vectors));
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < vectors; ++v)
-        acc[size_t(r * vectors + v)] =
-            load(vectorType_, cAddress(row0, r, col0, v), maskOf(v));
+        acc[size_t(r * vectors + v)] = load(vectorType_, cAddress(row0, r, col0, v), maskOf(v));
 
     llvm::LLVMContext &ctx = b_.getContext();
     llvm::Function *fn = b_.GetInsertBlock()->getParent();
@@ -210,8 +210,8 @@ public:
     std::vector<llvm::Value *> bRow;
     for (int64_t v = 0; v < vectors; ++v) {
       if (panel.base) {
-        llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(panel.width)),
-                                       b_.getInt64(v * lanes_));
+        llvm::Value *at =
+            b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(panel.width)), b_.getInt64(v * lanes_));
         bRow.push_back(load(vectorType_, b_.CreateGEP(cType_, panel.base, at), nullptr));
         continue;
       }
@@ -221,8 +221,8 @@ public:
       bRow.push_back(widenForDot(b_, raw, dot_.bKind, dot_.cKind));
     }
     for (int64_t r = 0; r < rows; ++r) {
-      llvm::Value *at = b_.CreateAdd(
-          b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)), kk);
+      llvm::Value *at =
+          b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)), kk);
       llvm::Value *x = b_.CreateLoad(aType_, b_.CreateGEP(aType_, dot_.a, at));
       x = b_.CreateVectorSplat(unsigned(lanes_), widenForDot(b_, x, dot_.aKind, dot_.cKind));
       for (int64_t v = 0; v < vectors; ++v) {
@@ -268,8 +268,7 @@ private:
   llvm::Value *load(llvm::Type *type, llvm::Value *ptr, llvm::Value *mask) const {
     if (!mask)
       return b_.CreateAlignedLoad(type, ptr, alignOf(type));
-    return b_.CreateMaskedLoad(type, ptr, alignOf(type), mask,
-                               llvm::Constant::getNullValue(type));
+    return b_.CreateMaskedLoad(type, ptr, alignOf(type), mask, llvm::Constant::getNullValue(type));
   }
 
   void store(llvm::Value *value, llvm::Value *ptr, llvm::Value *mask) const {

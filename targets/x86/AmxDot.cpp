@@ -23,7 +23,9 @@ constexpr int64_t kTileRows = 16;
 constexpr int64_t kRowBytes = 64;
 constexpr unsigned kFirstA = 4, kFirstB = 6;
 
-int64_t roundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+int64_t roundUp(int64_t x, int64_t to) {
+  return (x + to - 1) / to * to;
+}
 
 /// Asks Linux, once per process, to let this process use the AMX tile data
 /// state (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)); without it the
@@ -52,7 +54,8 @@ void requestTilePermissionOnce(llvm::IRBuilderBase &b) {
       /*hasSideEffects=*/true);
   b.CreateCall(type, syscall,
                {b.getInt64(kArchPrctl), b.getInt64(kReqXcompPerm), b.getInt64(kXtileData)});
-  b.CreateAlignedStore(b.getInt8(1), flag, llvm::Align(1))->setAtomic(llvm::AtomicOrdering::Monotonic);
+  b.CreateAlignedStore(b.getInt8(1), flag, llvm::Align(1))
+      ->setAtomic(llvm::AtomicOrdering::Monotonic);
   b.CreateBr(ready);
   b.SetInsertPoint(ready);
 }
@@ -120,8 +123,8 @@ private:
   /// Copies `count` elements of a row (fewer than `lanes` of a chunk are
   /// valid at the end) from `from` to `to`, chunk by chunk; the padding of
   /// the destination's chunk is zero.
-  void copyRow(llvm::Type *type, llvm::Value *from, llvm::Value *to, int64_t count,
-               int64_t lanes, bool maskStore) {
+  void copyRow(llvm::Type *type, llvm::Value *from, llvm::Value *to, int64_t count, int64_t lanes,
+               bool maskStore) {
     auto *vector = llvm::FixedVectorType::get(type, unsigned(lanes));
     llvm::Align align(type->getScalarSizeInBits() / 8);
     for (int64_t c = 0; c < count; c += lanes) {
@@ -148,8 +151,7 @@ private:
     b_.CreateMemSet(packed, b_.getInt8(0), uint64_t(mp_ * kp_ * elementBytes_), llvm::Align(64));
     emitConstantLoop(b_, 0, dot_.m, 1, [&](llvm::Value *row) {
       copyRow(inType_, element(inType_, dot_.a, b_.CreateMul(row, b_.getInt64(dot_.k))),
-              element(inType_, packed, b_.CreateMul(row, b_.getInt64(kp_))), dot_.k, tileK_,
-              false);
+              element(inType_, packed, b_.CreateMul(row, b_.getInt64(kp_))), dot_.k, tileK_, false);
     });
     return packed;
   }
@@ -196,8 +198,8 @@ private:
           llvm::Value *high = b_.CreateShuffleVector(rowsOfGroup[2], rowsOfGroup[3], concat);
           joined = b_.CreateShuffleVector(low, high, interleave);
         }
-        llvm::Value *at = b_.CreateAdd(b_.CreateMul(q, b_.getInt64(rowElements)),
-                                       b_.getInt64(j0 * pack_));
+        llvm::Value *at =
+            b_.CreateAdd(b_.CreateMul(q, b_.getInt64(rowElements)), b_.getInt64(j0 * pack_));
         b_.CreateAlignedStore(joined, element(inType_, packed, at), align);
       }
     };
@@ -234,8 +236,8 @@ private:
   }
 
   /// A block of rows x cols C tiles at tile coordinates (ti, tj).
-  void block(llvm::Value *a, llvm::Value *bPacked, llvm::Value *c, llvm::Value *ti,
-             llvm::Value *tj, int64_t rows, int64_t cols) {
+  void block(llvm::Value *a, llvm::Value *bPacked, llvm::Value *c, llvm::Value *ti, llvm::Value *tj,
+             int64_t rows, int64_t cols) {
     int64_t ldc = np_ * 4;
     auto cTile = [&](int64_t r, int64_t s) {
       llvm::Value *row = b_.CreateMul(b_.CreateAdd(ti, b_.getInt64(r)), b_.getInt64(kTileRows));
@@ -274,9 +276,8 @@ private:
   void products(llvm::Value *a, llvm::Value *bPacked, llvm::Value *c) {
     int64_t tilesM = mp_ / kTileRows, tilesN = np_ / kTileRows;
     auto columns = [&](llvm::Value *ti, int64_t rows) {
-      emitConstantLoop(b_, 0, tilesN / 2 * 2, 2, [&](llvm::Value *tj) {
-        block(a, bPacked, c, ti, tj, rows, 2);
-      });
+      emitConstantLoop(b_, 0, tilesN / 2 * 2, 2,
+                       [&](llvm::Value *tj) { block(a, bPacked, c, ti, tj, rows, 2); });
       if (tilesN % 2)
         block(a, bPacked, c, ti, b_.getInt64(tilesN - 1), rows, 1);
     };
@@ -301,6 +302,8 @@ bool AmxDot::accepts(const DotOperands &dot) const {
          (int8_ && dot.aKind == ScalarKind::I8 && dot.cKind == ScalarKind::I32);
 }
 
-void AmxDot::emit(const DotOperands &dot) const { AmxEmitter(dot).emit(); }
+void AmxDot::emit(const DotOperands &dot) const {
+  AmxEmitter(dot).emit();
+}
 
 } // namespace blockc::x86

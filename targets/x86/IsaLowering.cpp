@@ -13,8 +13,8 @@ public:
   explicit X86Lowering(const Target &target) : IsaLowering(target) {
     if (target.has(Feature::AMXTile) &&
         (target.has(Feature::AMXBF16) || target.has(Feature::AMXINT8)))
-      dots_.push_back(std::make_unique<AmxDot>(target.has(Feature::AMXBF16),
-                                               target.has(Feature::AMXINT8)));
+      dots_.push_back(
+          std::make_unique<AmxDot>(target.has(Feature::AMXBF16), target.has(Feature::AMXINT8)));
     // The register-blocked micro-kernels fill the register file: 32 zmm, or
     // 16 ymm before AVX-512.
     if (target.has(Feature::AVX512F))
@@ -31,9 +31,7 @@ public:
   // blends. Either way the mask is the active lanes of the last strip.
   TailPredication tailPredication() const override { return TailPredication::LaneMask; }
 
-  const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const override {
-    return dots_;
-  }
+  const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const override { return dots_; }
 
 private:
   std::vector<std::unique_ptr<DotStrategy>> dots_;

@@ -2,10 +2,10 @@
 // loop, masked edges on M, N and K, an accumulator loaded from memory, odd problem
 // and block sizes, and A and B transposed through their strides, against a naive
 // triple loop; once with each dot strategy of the test target's cascade forced
-// (the others are skipped, naming the strategy), and once on the generic path. Float operands are small
-// integers, so every product and partial sum is exact in f32 whatever the order of
-// additions or the use of fma; the comparison is then exact. i8 operands cover
-// their whole range and the i32 accumulators start anywhere, so sums wrap.
+// (the others are skipped, naming the strategy), and once on the generic path. Float operands are
+// small integers, so every product and partial sum is exact in f32 whatever the order of additions
+// or the use of fma; the comparison is then exact. i8 operands cover their whole range and the i32
+// accumulators start anywhere, so sums wrap.
 #include "Reference.h"
 
 #include <algorithm>
@@ -159,13 +159,19 @@ std::vector<DotCase> dotCases() {
   // (M, N, K) with (BM, BN, BK): odd sizes, partial tiles on every edge, a K that
   // is not a multiple of BK, N = 1 (one element per row), single-element blocks,
   // and a problem smaller than one block.
-  const int shapes[][6] = {{13, 7, 19, 8, 8, 4},     {33, 17, 40, 16, 16, 16},
-                           {5, 1, 9, 4, 1, 4},       {1, 1, 1, 1, 1, 1},
-                           {5, 64, 3, 5, 32, 3},     {20, 30, 70, 7, 9, 11},
-                           {65, 77, 91, 32, 32, 32}, {3, 5, 2, 16, 16, 16},
+  const int shapes[][6] = {{13, 7, 19, 8, 8, 4},
+                           {33, 17, 40, 16, 16, 16},
+                           {5, 1, 9, 4, 1, 4},
+                           {1, 1, 1, 1, 1, 1},
+                           {5, 64, 3, 5, 32, 3},
+                           {20, 30, 70, 7, 9, 11},
+                           {65, 77, 91, 32, 32, 32},
+                           {3, 5, 2, 16, 16, 16},
                            // Blocks of 1, 7, 33, 100 and 257 along each of M, N and K.
-                           {257, 100, 70, 33, 100, 7},  {100, 257, 40, 100, 33, 33},
-                           {40, 33, 257, 7, 33, 257},   {257, 7, 100, 257, 7, 100},
+                           {257, 100, 70, 33, 100, 7},
+                           {100, 257, 40, 100, 33, 33},
+                           {40, 33, 257, 7, 33, 257},
+                           {257, 7, 100, 257, 7, 100},
                            {3, 300, 33, 1, 257, 33}};
   std::vector<DotCase> all;
   for (auto [in, acc] : types)
@@ -175,21 +181,18 @@ std::vector<DotCase> dotCases() {
   return all;
 }
 
-INSTANTIATE_TEST_SUITE_P(Types, DotTest,
-                         testing::Combine(testing::ValuesIn(dotCases()),
-                                          testing::ValuesIn(kStrategies)),
-                         [](const testing::TestParamInfo<DotTest::ParamType> &info) {
-                           const DotCase &c = std::get<0>(info.param);
-                           std::string strategy = std::get<1>(info.param);
-                           std::replace(strategy.begin(), strategy.end(), '-', '_');
-                           auto x = [](int a, int b, int d) {
-                             return std::to_string(a) + "x" + std::to_string(b) + "x" +
-                                    std::to_string(d);
-                           };
-                           return std::string(typeName(c.in)) + "_" + x(c.m, c.n, c.k) +
-                                  "_blocks_" + x(c.bm, c.bn, c.bk) +
-                                  (c.transposed ? "_transposed_" : "_") + strategy;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Types, DotTest, testing::Combine(testing::ValuesIn(dotCases()), testing::ValuesIn(kStrategies)),
+    [](const testing::TestParamInfo<DotTest::ParamType> &info) {
+      const DotCase &c = std::get<0>(info.param);
+      std::string strategy = std::get<1>(info.param);
+      std::replace(strategy.begin(), strategy.end(), '-', '_');
+      auto x = [](int a, int b, int d) {
+        return std::to_string(a) + "x" + std::to_string(b) + "x" + std::to_string(d);
+      };
+      return std::string(typeName(c.in)) + "_" + x(c.m, c.n, c.k) + "_blocks_" +
+             x(c.bm, c.bn, c.bk) + (c.transposed ? "_transposed_" : "_") + strategy;
+    });
 
 // f32 operands are multiplied in full f32 precision (never TF32): (1 + 2^-12)^2
 // is 1 + 2^-11 in f32, while operands cut to TF32's 10 fraction bits give 1.
