@@ -61,12 +61,13 @@ void setLoopUnroll(llvm::Instruction *latch, unsigned count) {
   latch->setMetadata(llvm::LLVMContext::MD_loop, loopID);
 }
 
-void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
-                      const std::function<void(llvm::Value *)> &body) {
+std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end,
+                                            int64_t step, std::vector<llvm::Value *> values,
+                                            const CarryingBody &body) {
   if (begin >= end)
-    return;
+    return values;
   if (end - begin <= step)
-    return body(b.getInt64(begin));
+    return body(b.getInt64(begin), values);
   llvm::LLVMContext &ctx = b.getContext();
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock *pre = b.GetInsertBlock();
@@ -76,11 +77,31 @@ void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_
   b.SetInsertPoint(loop);
   llvm::PHINode *iv = b.CreatePHI(b.getInt64Ty(), 2, "dot.iv");
   iv->addIncoming(b.getInt64(begin), pre);
-  body(iv);
-  llvm::Value *next = b.CreateAdd(iv, b.getInt64(step), "", true, true);
-  iv->addIncoming(next, b.GetInsertBlock());
-  setLoopUnroll(b.CreateCondBr(b.CreateICmpSLT(next, b.getInt64(end)), loop, exit), 1);
+  std::vector<llvm::PHINode *> phis;
+  for (llvm::Value *init : values) {
+    phis.push_back(b.CreatePHI(init->getType(), 2));
+    phis.back()->addIncoming(init, pre);
+  }
+  std::vector<llvm::Value *> next = body(iv, std::vector<llvm::Value *>(phis.begin(), phis.end()));
+  llvm::Value *nextIv = b.CreateAdd(iv, b.getInt64(step), "", true, true);
+  iv->addIncoming(nextIv, b.GetInsertBlock());
+  for (size_t i = 0; i < phis.size(); ++i)
+    phis[i]->addIncoming(next[i], b.GetInsertBlock());
+  // Not unrolled: a body here is already a whole micro-kernel step or tile,
+  // and code size and compile time stay the same whatever the block sizes
+  // (DESIGN.md, principle 1); the K loop unrolled 4 times measured no faster.
+  setLoopUnroll(b.CreateCondBr(b.CreateICmpSLT(nextIv, b.getInt64(end)), loop, exit), 1);
   b.SetInsertPoint(exit);
+  return next;
+}
+
+void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
+                      const std::function<void(llvm::Value *)> &body) {
+  emitCarryingLoop(b, begin, end, step, {},
+                   [&](llvm::Value *iv, const std::vector<llvm::Value *> &) {
+                     body(iv);
+                     return std::vector<llvm::Value *>();
+                   });
 }
 
 namespace {
@@ -193,20 +214,24 @@ public:
       for (int64_t v = 0; v < vectors; ++v)
         acc[size_t(r * vectors + v)] = load(vectorType_, cAddress(row0, r, col0, v), maskOf(v));
 
-    llvm::LLVMContext &ctx = b_.getContext();
-    llvm::Function *fn = b_.GetInsertBlock()->getParent();
-    llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *loop = llvm::BasicBlock::Create(ctx, "dot.k", fn);
-    auto *exit = llvm::BasicBlock::Create(ctx, "dot.k.exit", fn);
-    b_.CreateBr(loop);
-    b_.SetInsertPoint(loop);
-    llvm::PHINode *kk = b_.CreatePHI(b_.getInt64Ty(), 2, "k");
-    kk->addIncoming(b_.getInt64(0), pre);
-    std::vector<llvm::PHINode *> phis;
-    for (llvm::Value *init : acc) {
-      phis.push_back(b_.CreatePHI(vectorType_, 2, "acc"));
-      phis.back()->addIncoming(init, pre);
-    }
+    acc = emitCarryingLoop(b_, 0, dot_.k, 1, acc,
+                           [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
+                             return step(kk, c, row0, col0, rows, vectors, maskOf, panel);
+                           });
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        store(acc[size_t(r * vectors + v)], cAddress(row0, r, col0, v), maskOf(v));
+  }
+
+private:
+  /// One k of the micro-kernel: the accumulators `c` plus A's column k times
+  /// B's row k.
+  std::vector<llvm::Value *> step(llvm::Value *kk, const std::vector<llvm::Value *> &c,
+                                  llvm::Value *row0, llvm::Value *col0, int64_t rows,
+                                  int64_t vectors,
+                                  const std::function<llvm::Value *(int64_t)> &maskOf,
+                                  PanelSource panel) const {
+    std::vector<llvm::Value *> acc(c.size());
     std::vector<llvm::Value *> bRow;
     for (int64_t v = 0; v < vectors; ++v) {
       if (panel.base) {
@@ -226,28 +251,15 @@ public:
       llvm::Value *x = b_.CreateLoad(aType_, b_.CreateGEP(aType_, dot_.a, at));
       x = b_.CreateVectorSplat(unsigned(lanes_), widenForDot(b_, x, dot_.aKind, dot_.cKind));
       for (int64_t v = 0; v < vectors; ++v) {
-        llvm::Value *c = phis[size_t(r * vectors + v)];
-        acc[size_t(r * vectors + v)] =
-            isFloat_ ? b_.CreateIntrinsic(llvm::Intrinsic::fma, {vectorType_}, {x, bRow[v], c})
-                     : b_.CreateAdd(c, b_.CreateMul(x, bRow[v]));
+        size_t i = size_t(r * vectors + v);
+        acc[i] = isFloat_
+                     ? b_.CreateIntrinsic(llvm::Intrinsic::fma, {vectorType_}, {x, bRow[v], c[i]})
+                     : b_.CreateAdd(c[i], b_.CreateMul(x, bRow[v]));
       }
     }
-    llvm::Value *next = b_.CreateAdd(kk, b_.getInt64(1), "", true, true);
-    kk->addIncoming(next, b_.GetInsertBlock());
-    for (size_t i = 0; i < phis.size(); ++i)
-      phis[i]->addIncoming(acc[i], b_.GetInsertBlock());
-    // Not unrolled: one k step is already MR x NR/lanes FMAs, and code size
-    // and compile time stay the same whatever K (DESIGN.md, principle 1);
-    // unrolled 4 times it measured no faster on Zen 5.
-    setLoopUnroll(b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(dot_.k)), loop, exit), 1);
-    b_.SetInsertPoint(exit);
-
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < vectors; ++v)
-        store(acc[size_t(r * vectors + v)], cAddress(row0, r, col0, v), maskOf(v));
+    return acc;
   }
 
-private:
   llvm::Value *cAddress(llvm::Value *row0, int64_t r, llvm::Value *col0, int64_t v) const {
     llvm::Value *row = b_.CreateAdd(row0, b_.getInt64(r));
     llvm::Value *col = b_.CreateAdd(col0, b_.getInt64(v * lanes_));

@@ -12,6 +12,7 @@
 #include "blockc/lowering/IsaLowering.h"
 
 #include <functional>
+#include <vector>
 
 namespace blockc {
 
@@ -27,6 +28,18 @@ llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from
 /// Asks LLVM to unroll the loop whose latch is `latch` `count` times, or
 /// (count 1) not at all.
 void setLoopUnroll(llvm::Instruction *latch, unsigned count);
+
+/// A loop body that takes the induction variable and the values carried
+/// into this iteration, and returns the values carried out of it.
+using CarryingBody = std::function<std::vector<llvm::Value *>(
+    llvm::Value *iv, const std::vector<llvm::Value *> &carried)>;
+
+/// `for (iv = begin; iv < end; iv += step) values = body(iv, values)` with an
+/// i64 induction variable and constant bounds, never unrolled; returns the
+/// values after the last iteration (`values` for an empty range).
+std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end,
+                                            int64_t step, std::vector<llvm::Value *> values,
+                                            const CarryingBody &body);
 
 /// `for (iv = begin; iv < end; iv += step) body(iv)` with an i64 induction
 /// variable and constant bounds, never unrolled; nothing is emitted for an
