@@ -49,6 +49,13 @@ llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from
   }
 }
 
+llvm::Constant *firstLanesMask(llvm::IRBuilderBase &b, int64_t lanes, int64_t active) {
+  std::vector<llvm::Constant *> bits;
+  for (int64_t i = 0; i < lanes; ++i)
+    bits.push_back(b.getInt1(i < active));
+  return llvm::ConstantVector::get(bits);
+}
+
 void setLoopUnroll(llvm::Instruction *latch, unsigned count) {
   llvm::LLVMContext &ctx = latch->getContext();
   llvm::Metadata *hint =
@@ -266,12 +273,7 @@ private:
     return b_.CreateGEP(cType_, dot_.c, b_.CreateAdd(b_.CreateMul(row, b_.getInt64(dot_.n)), col));
   }
 
-  llvm::Value *laneMask(int64_t active) const {
-    std::vector<llvm::Constant *> bits;
-    for (int64_t i = 0; i < lanes_; ++i)
-      bits.push_back(b_.getInt1(i < active));
-    return llvm::ConstantVector::get(bits);
-  }
+  llvm::Value *laneMask(int64_t active) const { return firstLanesMask(b_, lanes_, active); }
 
   llvm::Align alignOf(llvm::Type *vector) const {
     return llvm::Align(vector->getScalarSizeInBits() / 8);

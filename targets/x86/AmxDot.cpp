@@ -113,13 +113,6 @@ private:
     return b_.CreateGEP(type, base, index);
   }
 
-  llvm::Constant *laneMask(int64_t lanes, int64_t active) {
-    std::vector<llvm::Constant *> bits;
-    for (int64_t i = 0; i < lanes; ++i)
-      bits.push_back(b_.getInt1(i < active));
-    return llvm::ConstantVector::get(bits);
-  }
-
   /// Copies `count` elements of a row (fewer than `lanes` of a chunk are
   /// valid at the end) from `from` to `to`, chunk by chunk; the padding of
   /// the destination's chunk is zero.
@@ -131,7 +124,7 @@ private:
       llvm::Value *src = element(type, from, b_.getInt64(c));
       llvm::Value *dst = element(type, to, b_.getInt64(c));
       int64_t active = std::min(lanes, count - c);
-      llvm::Value *mask = active == lanes ? nullptr : laneMask(lanes, active);
+      llvm::Value *mask = active == lanes ? nullptr : firstLanesMask(b_, lanes, active);
       llvm::Value *v = loadChunk(vector, src, mask);
       if (mask && maskStore)
         b_.CreateMaskedStore(v, dst, align, mask);
@@ -175,7 +168,7 @@ private:
     auto packGroup = [&](llvm::Value *q, int64_t validRows) {
       for (int64_t j0 = 0; j0 < dot_.n; j0 += kTileRows) {
         int64_t active = std::min(kTileRows, dot_.n - j0);
-        llvm::Value *mask = active == kTileRows ? nullptr : laneMask(kTileRows, active);
+        llvm::Value *mask = active == kTileRows ? nullptr : firstLanesMask(b_, kTileRows, active);
         std::vector<llvm::Value *> rowsOfGroup;
         for (int64_t p = 0; p < pack_; ++p) {
           if (p >= validRows) {

@@ -25,6 +25,10 @@ llvm::Type *dotMemoryType(llvm::LLVMContext &ctx, ScalarKind kind);
 /// extends to i32.
 llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from, ScalarKind to);
 
+/// A constant mask of `lanes` lanes whose first `active` are on: the edge of
+/// a row of constant length.
+llvm::Constant *firstLanesMask(llvm::IRBuilderBase &b, int64_t lanes, int64_t active);
+
 /// Asks LLVM to unroll the loop whose latch is `latch` `count` times, or
 /// (count 1) not at all.
 void setLoopUnroll(llvm::Instruction *latch, unsigned count);
