@@ -153,6 +153,10 @@ void KernelCodeGen::emitRegion(const Region &region) {
 }
 
 void KernelCodeGen::emitOp(const Operation &op) {
+  if (const StripGroup *group = plan_.anchoredAt(op))
+    return emitStripGroup(*group);
+  if (plan_.deferredBy(op))
+    return;
   switch (op.kind()) {
   case OpKind::For:
     return emitFor(op);
@@ -287,56 +291,69 @@ void KernelCodeGen::emitStore(const Operation &op) {
     b_.CreateMaskedStore(vec, ptr, llvm::Align(1), mask);
     return;
   }
-  const Type &valueType = op.operands[1]->type();
-  llvm::Type *memTy = memoryType(valueType);
-  llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
   auto strips = [&] {
     forEachStrip(ptrType.shape(), [&](const Coords &coords, bool vector) {
-      llvm::Value *value = toMemory(evalOperand(op, 1, coords, vector), valueType);
-      llvm::Value *mask = vector ? tailMask_ : nullptr;
-      if (op.hasMask)
-        mask = andMasks(mask, evalOperand(op, 2, coords, vector));
-      if (options_.checkBounds)
-        checkAccess(op, evalOperand(op, 0, coords, vector), mask);
-      if (!vector) {
-        llvm::Value *ptr = evalOperand(op, 0, coords, false);
-        if (!mask)
-          b_.CreateStore(value, ptr);
-        else
-          b_.CreateMaskedStore(b_.CreateVectorSplat(1, value), ptr, align,
-                               b_.CreateVectorSplat(1, mask));
-        return;
-      }
-      std::optional<Stride> stride = operandStride(op, 0);
-      if (stride && stride->scale && stride->scale == knownUnitScale_)
-        stride = Stride{stride->factor, nullptr};
-      if (stride && stride->isConstant(1)) {
-        storeStrip(value, evalOperand(op, 0, coords, false), align, mask);
-      } else if (stride && stride->scale) {
-        llvm::Value *first = evalOperand(op, 0, coords, false);
-        llvm::Value *ptrs = isa_.hasStridedAccess() ? nullptr : evalOperand(op, 0, coords, true);
-        llvm::Value *elements = runtimeStride(*stride);
-        whenUnitStride(
-            elements,
-            [&]() -> llvm::Value * {
-              storeStrip(value, first, align, mask);
-              return nullptr;
-            },
-            [&]() -> llvm::Value * {
-              if (ptrs)
-                scatterStrip(value, ptrs, align, mask);
-              else
-                stridedStoreStrip(value, first, elements, align, mask);
-              return nullptr;
-            });
-      } else {
-        scatterStrip(value, evalOperand(op, 0, coords, true), align, mask);
-      }
+      commitStoreStrip(op, prepareStoreStrip(op, coords, vector));
     });
   };
   if (isTransposable(op))
     return emitTransposableStore(op, strips);
   strips();
+}
+
+KernelCodeGen::StoreStrip KernelCodeGen::prepareStoreStrip(const Operation &op,
+                                                           const Coords &coords, bool vector) {
+  StoreStrip strip;
+  strip.vector = vector;
+  strip.value = toMemory(evalOperand(op, 1, coords, vector), op.operands[1]->type());
+  strip.mask = vector ? tailMask_ : nullptr;
+  if (op.hasMask)
+    strip.mask = andMasks(strip.mask, evalOperand(op, 2, coords, vector));
+  strip.first = evalOperand(op, 0, coords, false);
+  std::optional<Stride> stride = vector ? operandStride(op, 0) : std::nullopt;
+  bool contiguous = stride && (stride->isConstant(1) || stride->scale == knownUnitScale_ ||
+                               (stride->scale && isa_.hasStridedAccess()));
+  if (vector && (!contiguous || options_.checkBounds))
+    strip.pointers = evalOperand(op, 0, coords, true);
+  return strip;
+}
+
+void KernelCodeGen::commitStoreStrip(const Operation &op, const StoreStrip &strip) {
+  llvm::Align align(module_.getDataLayout().getABITypeAlign(memoryType(op.operands[1]->type())));
+  llvm::Value *value = strip.value, *mask = strip.mask;
+  if (options_.checkBounds)
+    checkAccess(op, strip.vector ? strip.pointers : strip.first, mask);
+  if (!strip.vector) {
+    if (!mask)
+      b_.CreateStore(value, strip.first);
+    else
+      b_.CreateMaskedStore(b_.CreateVectorSplat(1, value), strip.first, align,
+                           b_.CreateVectorSplat(1, mask));
+    return;
+  }
+  std::optional<Stride> stride = operandStride(op, 0);
+  if (stride && stride->scale && stride->scale == knownUnitScale_)
+    stride = Stride{stride->factor, nullptr};
+  if (stride && stride->isConstant(1)) {
+    storeStrip(value, strip.first, align, mask);
+  } else if (stride && stride->scale) {
+    llvm::Value *elements = runtimeStride(*stride);
+    whenUnitStride(
+        elements,
+        [&]() -> llvm::Value * {
+          storeStrip(value, strip.first, align, mask);
+          return nullptr;
+        },
+        [&]() -> llvm::Value * {
+          if (isa_.hasStridedAccess())
+            stridedStoreStrip(value, strip.first, elements, align, mask);
+          else
+            scatterStrip(value, strip.pointers, align, mask);
+          return nullptr;
+        });
+  } else {
+    scatterStrip(value, strip.pointers, align, mask);
+  }
 }
 
 namespace {
@@ -582,15 +599,28 @@ void KernelCodeGen::forEachElement(const Shape &shape,
 
 void KernelCodeGen::forEachStripOfRow(int64_t length,
                                       const std::function<void(llvm::Value *, bool)> &body) {
-  auto run = [&](llvm::Value *column, bool vector, llvm::Value *mask) {
+  forEachStripOfRow(length, 1,
+                    [&](llvm::Value *column, bool vector, unsigned) { body(column, vector); });
+}
+
+unsigned KernelCodeGen::waysFor(int64_t length, unsigned ways) const {
+  if (stripCount_.isScalable() || isa_.tailPredication() != TailPredication::LaneMask)
+    return 1;
+  int64_t fullStrips = length / int64_t(stripCount_.getFixedValue());
+  return unsigned(std::clamp<int64_t>(fullStrips, 1, ways));
+}
+
+void KernelCodeGen::forEachStripOfRow(
+    int64_t length, unsigned ways, const std::function<void(llvm::Value *, bool, unsigned)> &body) {
+  auto run = [&](llvm::Value *column, bool vector, llvm::Value *mask, unsigned way) {
     tailMask_ = mask;
     memo_.clear();
-    body(column, vector);
+    body(column, vector, way);
     memo_.clear();
     tailMask_ = nullptr;
   };
   if (length == 1)
-    return run(i64(0), false, nullptr);
+    return run(i64(0), false, nullptr, 0);
   llvm::Value *lengthValue = i64(length);
   if (isa_.tailPredication() == TailPredication::VectorLength) {
     // Strip-mined: each strip covers min(remaining, lanes) elements.
@@ -600,7 +630,7 @@ void KernelCodeGen::forEachStripOfRow(int64_t length,
           {b_.CreateSub(lengthValue, column), b_.getInt32(stripCount_.getKnownMinValue()),
            b_.getInt1(stripCount_.isScalable())});
       llvm::Value *next = b_.CreateAdd(column, b_.CreateZExt(tailEvl_, b_.getInt64Ty()));
-      run(column, true, nullptr);
+      run(column, true, nullptr, 0);
       tailEvl_ = nullptr;
       return next;
     });
@@ -612,29 +642,39 @@ void KernelCodeGen::forEachStripOfRow(int64_t length,
   };
   if (isa_.tailPredication() == TailPredication::PredicatedLoop) {
     emitCountedLoop(i64(0), lengthValue, stripLanes_,
-                    [&](llvm::Value *column) { run(column, true, activeLaneMask(column)); });
+                    [&](llvm::Value *column) { run(column, true, activeLaneMask(column), 0); });
     return;
   }
   if (!stripCount_.isScalable()) {
     int64_t lanes = stripCount_.getFixedValue();
     int64_t full = length / lanes * lanes;
-    if (full == lanes)
-      run(i64(0), true, nullptr);
-    else if (full > 0)
-      emitCountedLoop(i64(0), i64(full), i64(lanes),
-                      [&](llvm::Value *j) { run(j, true, nullptr); });
+    ways = waysFor(length, ways);
+    int64_t chunk = lanes * ways;
+    int64_t chunked = full / chunk * chunk;
+    if (chunked == chunk)
+      for (unsigned way = 0; way < ways; ++way)
+        run(i64(way * lanes), true, nullptr, way);
+    else if (chunked > 0)
+      emitCountedLoop(i64(0), i64(chunked), i64(chunk), [&](llvm::Value *j) {
+        for (unsigned way = 0; way < ways; ++way)
+          run(way ? b_.CreateAdd(j, i64(way * lanes)) : j, true, nullptr, way);
+      });
+    // Fewer than `ways` full strips are left: straight-line code.
+    unsigned way = 0;
+    for (int64_t column = chunked; column < full; column += lanes)
+      run(i64(column), true, nullptr, way++);
     if (full < length)
-      run(i64(full), true, activeLaneMask(i64(full)));
+      run(i64(full), true, activeLaneMask(i64(full)), way % ways);
     return;
   }
   // Scalable: the strip width is known only at run time.
   llvm::Value *full = b_.CreateSub(lengthValue, b_.CreateURem(lengthValue, stripLanes_));
-  emitCountedLoop(i64(0), full, stripLanes_, [&](llvm::Value *j) { run(j, true, nullptr); });
+  emitCountedLoop(i64(0), full, stripLanes_, [&](llvm::Value *j) { run(j, true, nullptr, 0); });
   auto *tail = llvm::BasicBlock::Create(ctx_, "strip.tail", fn_);
   auto *done = llvm::BasicBlock::Create(ctx_, "strip.done", fn_);
   b_.CreateCondBr(b_.CreateICmpSLT(full, lengthValue), tail, done);
   b_.SetInsertPoint(tail);
-  run(full, true, activeLaneMask(full));
+  run(full, true, activeLaneMask(full), 0);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }

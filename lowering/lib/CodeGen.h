@@ -77,6 +77,22 @@ private:
   void emitFor(const Operation &op);
   void emitIf(const Operation &op);
   void emitStore(const Operation &op);
+  /// One strip of a block store, evaluated (prepareStoreStrip) before it is
+  /// written (commitStoreStrip), so that a strip group can evaluate all its
+  /// sinks before any of them writes.
+  struct StoreStrip {
+    llvm::Value *value = nullptr;
+    llvm::Value *mask = nullptr;
+    llvm::Value *first = nullptr;    ///< the first lane's pointer
+    llvm::Value *pointers = nullptr; ///< every lane's, where needed
+    bool vector = false;
+  };
+  StoreStrip prepareStoreStrip(const Operation &op, const Coords &coords, bool vector);
+  void commitStoreStrip(const Operation &op, const StoreStrip &strip);
+
+  // --- Multi-output fusion (CodeGenGroups.cpp) ---
+  /// Emits every sink of `group` in one loop over its strips.
+  void emitStripGroup(const StripGroup &group);
   /// Computes a materialized value into a fresh buffer.
   void materialize(const Operation &op, const Value *v);
   /// Writes `v`'s elements into `buffer` (same shape, row-major).
@@ -104,6 +120,13 @@ private:
   /// element per call). Sets tailMask_ for the tail strip.
   void forEachStrip(const Shape &shape, const std::function<void(const Coords &, bool)> &body);
   void forEachStripOfRow(int64_t length, const std::function<void(llvm::Value *, bool)> &body);
+  /// As above, with the full strips of a fixed-width row taken `ways` at a
+  /// time and numbered round-robin (`way`, 0 to ways - 1), so that a loop
+  /// carrying one accumulator per way has `ways` independent chains.
+  void forEachStripOfRow(int64_t length, unsigned ways,
+                         const std::function<void(llvm::Value *, bool, unsigned)> &body);
+  /// How many ways a row of `length` elements takes at most `ways` in.
+  unsigned waysFor(int64_t length, unsigned ways) const;
   void forEachElement(const Shape &shape, const std::function<void(const Coords &)> &body);
 
   // --- Predicated memory access of strips (CodeGenMemory.cpp) ---
@@ -190,6 +213,42 @@ private:
 
   // --- Reductions and dot (CodeGenReduce.cpp) ---
   void emitReduce(const Operation &op, llvm::Value *buffer);
+  /// The arithmetic of reduction `op`, and its accumulation along the last
+  /// axis one row at a time: beginRow() before the row's strips,
+  /// prepareStrip() and accumulateStrip() in each, finishRow() after them.
+  class Reduction {
+  public:
+    Reduction(KernelCodeGen &cg, const Operation &op);
+    const Type &accType() const { return accType_; }
+    llvm::Value *identity() const { return identity_; }
+    /// The source element converted to the accumulator's type.
+    llvm::Value *widen(llvm::Value *x);
+    /// (acc, index) after folding `x`, whose elements are at `idx`, in.
+    std::pair<llvm::Value *, llvm::Value *> step(llvm::Value *acc, llvm::Value *accIdx,
+                                                 llvm::Value *x, llvm::Value *idx);
+    /// Independent accumulators a row may use: several break the chain of
+    /// dependent steps through a long row; an argmax/argmin takes one, since
+    /// its ties go to the first index.
+    unsigned maxWays() const;
+    void beginRow(int64_t length, unsigned ways);
+    /// The strip of the source at `coords`, widened, inactive lanes neutral.
+    llvm::Value *prepareStrip(const Coords &coords, bool vector);
+    void accumulateStrip(llvm::Value *x, llvm::Value *column, bool vector, unsigned way);
+    /// The row's result: a scalar when `buffer` is null, else stored at
+    /// `rowCoords` of it.
+    void finishRow(const Coords &rowCoords, llvm::Value *buffer);
+
+  private:
+    KernelCodeGen &cg_;
+    const Operation &op_;
+    bool isFloat_ = false;
+    bool vector_ = false;
+    Type accType_;
+    llvm::Value *identity_ = nullptr;
+    unsigned ways_ = 1;
+    llvm::SmallVector<llvm::Value *, 4> accSlots_;
+    llvm::Value *idxSlot_ = nullptr;
+  };
   void emitDot(const Operation &op, llvm::Value *buffer);
 
   // --- Bounds checks (CodeGenBounds.cpp), with CompileOptions::checkBounds ---

@@ -19,124 +19,167 @@ bool wantsMax(OpKind k) {
 
 } // namespace
 
+KernelCodeGen::Reduction::Reduction(KernelCodeGen &cg, const Operation &op) : cg_(cg), op_(op) {
+  ScalarKind kind = op.operands[0]->type().kind();
+  isFloat_ = isFloatKind(kind);
+  // f16/bf16 accumulate in f32: sums keep their precision over long rows, and
+  // every rounding back to 16 bits happens once, in convert().
+  accType_ = Type::scalar(isFloat_ && bitWidth(kind) < 32 ? ScalarKind::F32 : kind);
+  llvm::Type *accElem = cg.scalarType(accType_.kind());
+  if (op.kind() == OpKind::ReduceSum) {
+    identity_ = llvm::Constant::getNullValue(accElem);
+  } else if (isFloat_) {
+    // NaN: maxnum/minnum skip it, so NaN elements are ignored and only an
+    // all-NaN row (or column) reduces to NaN, as docs/block-ir.md specifies.
+    identity_ = llvm::ConstantFP::getNaN(accElem);
+  } else {
+    unsigned bits = bitWidth(kind);
+    identity_ =
+        llvm::ConstantInt::get(accElem, wantsMax(op.kind()) ? llvm::APInt::getSignedMinValue(bits)
+                                                            : llvm::APInt::getSignedMaxValue(bits));
+  }
+}
+
+llvm::Value *KernelCodeGen::Reduction::widen(llvm::Value *x) {
+  return cg_.convert(x, op_.operands[0]->type().elementType(), accType_, false);
+}
+
+std::pair<llvm::Value *, llvm::Value *> KernelCodeGen::Reduction::step(llvm::Value *acc,
+                                                                       llvm::Value *accIdx,
+                                                                       llvm::Value *x,
+                                                                       llvm::Value *idx) {
+  llvm::IRBuilder<> &b = cg_.b_;
+  OpKind kind = op_.kind();
+  if (kind == OpKind::ReduceSum)
+    return {isFloat_ ? b.CreateFAdd(acc, x) : b.CreateAdd(acc, x), nullptr};
+  if (!isArg(kind)) {
+    auto id = isFloat_ ? (wantsMax(kind) ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum)
+                       : (wantsMax(kind) ? llvm::Intrinsic::smax : llvm::Intrinsic::smin);
+    return {b.CreateIntrinsic(id, {acc->getType()}, {acc, x}), nullptr};
+  }
+  // Strictly better only: the first (lowest) index wins ties. NaN never
+  // wins, and any number beats the NaN the accumulator starts as.
+  llvm::Value *better = isFloat_
+                            ? (wantsMax(kind) ? b.CreateFCmpOGT(x, acc) : b.CreateFCmpOLT(x, acc))
+                            : (wantsMax(kind) ? b.CreateICmpSGT(x, acc) : b.CreateICmpSLT(x, acc));
+  if (isFloat_)
+    better = b.CreateOr(better, b.CreateAnd(b.CreateFCmpUNO(acc, acc), b.CreateFCmpORD(x, x)));
+  return {b.CreateSelect(better, x, acc), b.CreateSelect(better, idx, accIdx)};
+}
+
+unsigned KernelCodeGen::Reduction::maxWays() const {
+  return isArg(op_.kind()) ? 1 : 4;
+}
+
+void KernelCodeGen::Reduction::beginRow(int64_t length, unsigned ways) {
+  llvm::IRBuilder<> &b = cg_.b_;
+  vector_ = length > 1;
+  ways_ = std::min(ways, maxWays());
+  llvm::Type *accElem = identity_->getType();
+  llvm::Type *accTy = vector_ ? cg_.vectorOf(accElem) : accElem;
+  llvm::Type *idxTy = vector_ ? cg_.vectorOf(b.getInt32Ty()) : b.getInt32Ty();
+  // Accumulators live in allocas that SROA promotes.
+  llvm::IRBuilder<> entry(cg_.allocaBlock_, cg_.allocaBlock_->begin());
+  while (accSlots_.size() < ways_)
+    accSlots_.push_back(entry.CreateAlloca(accTy));
+  if (!idxSlot_)
+    idxSlot_ = entry.CreateAlloca(idxTy);
+  for (unsigned way = 0; way < ways_; ++way)
+    b.CreateStore(vector_ ? cg_.splat(identity_) : identity_, accSlots_[way]);
+  b.CreateStore(llvm::Constant::getNullValue(idxTy), idxSlot_);
+}
+
+llvm::Value *KernelCodeGen::Reduction::prepareStrip(const Coords &coords, bool vector) {
+  llvm::Value *x = widen(cg_.eval(op_.operands[0], coords, vector));
+  if (llvm::Value *active = cg_.activeLanes())
+    x = cg_.b_.CreateSelect(active, x, cg_.splat(identity_));
+  return x;
+}
+
+void KernelCodeGen::Reduction::accumulateStrip(llvm::Value *x, llvm::Value *column, bool vector,
+                                               unsigned way) {
+  llvm::Value *accSlot = accSlots_[way % ways_];
+  llvm::IRBuilder<> &b = cg_.b_;
+  llvm::Type *accTy = x->getType();
+  llvm::Type *idxTy = vector ? cg_.vectorOf(b.getInt32Ty()) : b.getInt32Ty();
+  llvm::Value *idx = b.CreateTrunc(column, b.getInt32Ty());
+  if (vector)
+    idx = b.CreateAdd(cg_.splat(idx), b.CreateStepVector(idxTy));
+  auto [acc, accIdx] = step(b.CreateLoad(accTy, accSlot), b.CreateLoad(idxTy, idxSlot_), x, idx);
+  b.CreateStore(acc, accSlot);
+  if (accIdx)
+    b.CreateStore(accIdx, idxSlot_);
+}
+
+void KernelCodeGen::Reduction::finishRow(const Coords &rowCoords, llvm::Value *buffer) {
+  llvm::IRBuilder<> &b = cg_.b_;
+  llvm::Type *accElem = identity_->getType();
+  llvm::Type *accTy = vector_ ? cg_.vectorOf(accElem) : accElem;
+  llvm::Type *idxTy = vector_ ? cg_.vectorOf(b.getInt32Ty()) : b.getInt32Ty();
+  OpKind kind = op_.kind();
+  llvm::Value *acc = b.CreateLoad(accTy, accSlots_[0]);
+  for (unsigned way = 1; way < ways_; ++way)
+    acc = step(acc, nullptr, b.CreateLoad(accTy, accSlots_[way]), nullptr).first;
+  llvm::Value *result = acc;
+  if (vector_) {
+    switch (kind) {
+    case OpKind::ReduceSum:
+      if (isFloat_) {
+        // Strips already reassociate the sum; let the final fold do too.
+        auto *sum = b.CreateFAddReduce(llvm::ConstantFP::getNegativeZero(accElem), acc);
+        llvm::cast<llvm::Instruction>(sum)->setHasAllowReassoc(true);
+        result = sum;
+      } else {
+        result = b.CreateAddReduce(acc);
+      }
+      break;
+    default: {
+      llvm::Value *best =
+          isFloat_ ? (wantsMax(kind) ? b.CreateFPMaxReduce(acc) : b.CreateFPMinReduce(acc))
+                   : (wantsMax(kind) ? b.CreateIntMaxReduce(acc, true)
+                                     : b.CreateIntMinReduce(acc, true));
+      result = best;
+      if (isArg(kind)) {
+        llvm::Value *isBest =
+            isFloat_ ? b.CreateFCmpOEQ(acc, cg_.splat(best)) : b.CreateICmpEQ(acc, cg_.splat(best));
+        llvm::Value *candidates =
+            b.CreateSelect(isBest, b.CreateLoad(idxTy, idxSlot_), cg_.splat(b.getInt32(INT32_MAX)));
+        result = b.CreateIntMinReduce(candidates, false);
+        // Every element NaN (or the identity): report index 0.
+        result =
+            b.CreateSelect(b.CreateICmpEQ(result, b.getInt32(INT32_MAX)), b.getInt32(0), result);
+      }
+    }
+    }
+  } else if (isArg(kind)) {
+    result = b.CreateLoad(idxTy, idxSlot_);
+  }
+  if (!isArg(kind))
+    result = cg_.convert(result, accType_, op_.result()->type().elementType(), false);
+  if (!buffer)
+    cg_.scalars_[op_.result()] = result;
+  else
+    cg_.storeBuffer(buffer, op_.result()->type(), rowCoords, result, false);
+}
+
 void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
   const Value *src = op.operands[0];
   const Shape &shape = src->type().shape();
   size_t axis = op.ints[0];
-  ScalarKind kind = src->type().kind();
-  bool isFloat = isFloatKind(kind);
-  // f16/bf16 accumulate in f32: sums keep their precision over long rows, and
-  // every rounding back to 16 bits happens once, in convert().
-  ScalarKind accKind = isFloat && bitWidth(kind) < 32 ? ScalarKind::F32 : kind;
-  Type accType = Type::scalar(accKind);
-  llvm::Type *accElem = scalarType(accKind);
-
-  llvm::Value *identity;
-  if (op.kind() == OpKind::ReduceSum) {
-    identity = llvm::Constant::getNullValue(accElem);
-  } else if (isFloat) {
-    // NaN: maxnum/minnum skip it, so NaN elements are ignored and only an
-    // all-NaN row (or column) reduces to NaN, as docs/block-ir.md specifies.
-    identity = llvm::ConstantFP::getNaN(accElem);
-  } else {
-    unsigned bits = bitWidth(kind);
-    identity =
-        llvm::ConstantInt::get(accElem, wantsMax(op.kind()) ? llvm::APInt::getSignedMinValue(bits)
-                                                            : llvm::APInt::getSignedMaxValue(bits));
-  }
-  auto widen = [&](llvm::Value *v) { return convert(v, Type::scalar(kind), accType, false); };
-  // Returns (value, index) after folding `x` (with lane indices `idx`) in.
-  auto step = [&](llvm::Value *acc, llvm::Value *accIdx, llvm::Value *x,
-                  llvm::Value *idx) -> std::pair<llvm::Value *, llvm::Value *> {
-    if (op.kind() == OpKind::ReduceSum)
-      return {isFloat ? b_.CreateFAdd(acc, x) : b_.CreateAdd(acc, x), nullptr};
-    if (!isArg(op.kind())) {
-      auto id = isFloat ? (wantsMax(op.kind()) ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum)
-                        : (wantsMax(op.kind()) ? llvm::Intrinsic::smax : llvm::Intrinsic::smin);
-      return {b_.CreateIntrinsic(id, {acc->getType()}, {acc, x}), nullptr};
-    }
-    // Strictly better only: the first (lowest) index wins ties. NaN never
-    // wins, and any number beats the NaN the accumulator starts as.
-    llvm::Value *better =
-        isFloat ? (wantsMax(op.kind()) ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc))
-                : (wantsMax(op.kind()) ? b_.CreateICmpSGT(x, acc) : b_.CreateICmpSLT(x, acc));
-    if (isFloat)
-      better =
-          b_.CreateOr(better, b_.CreateAnd(b_.CreateFCmpUNO(acc, acc), b_.CreateFCmpORD(x, x)));
-    return {b_.CreateSelect(better, x, acc), b_.CreateSelect(better, idx, accIdx)};
-  };
-
+  Reduction reduction(*this, op);
   Shape outer(shape.begin(), shape.end() - 1);
   if (axis + 1 == shape.size()) {
     // Along the last dimension: a vector accumulator per row, folded across
-    // lanes at the end. Accumulators live in allocas that SROA promotes.
-    int64_t length = shape.back();
-    bool vector = length > 1;
-    llvm::Type *accTy = vector ? vectorOf(accElem) : accElem;
-    llvm::Type *idxTy = vector ? vectorOf(b_.getInt32Ty()) : b_.getInt32Ty();
-    llvm::IRBuilder<> entry(allocaBlock_, allocaBlock_->begin());
-    llvm::Value *accSlot = entry.CreateAlloca(accTy);
-    llvm::Value *idxSlot = entry.CreateAlloca(idxTy);
+    // lanes at the end.
     auto perRow = [&](const Coords &rowCoords) {
-      llvm::Value *init = vector ? splat(identity) : identity;
-      b_.CreateStore(init, accSlot);
-      b_.CreateStore(llvm::Constant::getNullValue(idxTy), idxSlot);
-      forEachStripOfRow(length, [&](llvm::Value *column, bool isVector) {
+      unsigned ways = waysFor(shape.back(), reduction.maxWays());
+      reduction.beginRow(shape.back(), ways);
+      forEachStripOfRow(shape.back(), ways, [&](llvm::Value *column, bool vector, unsigned way) {
         Coords coords = rowCoords;
         coords.push_back(column);
-        llvm::Value *x = widen(eval(src, coords, isVector));
-        if (llvm::Value *active = activeLanes())
-          x = b_.CreateSelect(active, x, splat(identity));
-        llvm::Value *idx = b_.CreateTrunc(column, b_.getInt32Ty());
-        if (isVector)
-          idx = b_.CreateAdd(splat(idx), b_.CreateStepVector(idxTy));
-        auto [acc, accIdx] =
-            step(b_.CreateLoad(accTy, accSlot), b_.CreateLoad(idxTy, idxSlot), x, idx);
-        b_.CreateStore(acc, accSlot);
-        if (accIdx)
-          b_.CreateStore(accIdx, idxSlot);
+        reduction.accumulateStrip(reduction.prepareStrip(coords, vector), column, vector, way);
       });
-      llvm::Value *acc = b_.CreateLoad(accTy, accSlot);
-      llvm::Value *result = acc;
-      if (vector) {
-        switch (op.kind()) {
-        case OpKind::ReduceSum:
-          if (isFloat) {
-            // Strips already reassociate the sum; let the final fold do too.
-            auto *sum = b_.CreateFAddReduce(llvm::ConstantFP::getNegativeZero(accElem), acc);
-            llvm::cast<llvm::Instruction>(sum)->setHasAllowReassoc(true);
-            result = sum;
-          } else {
-            result = b_.CreateAddReduce(acc);
-          }
-          break;
-        default: {
-          llvm::Value *best = isFloat ? (wantsMax(op.kind()) ? b_.CreateFPMaxReduce(acc)
-                                                             : b_.CreateFPMinReduce(acc))
-                                      : (wantsMax(op.kind()) ? b_.CreateIntMaxReduce(acc, true)
-                                                             : b_.CreateIntMinReduce(acc, true));
-          result = best;
-          if (isArg(op.kind())) {
-            llvm::Value *isBest =
-                isFloat ? b_.CreateFCmpOEQ(acc, splat(best)) : b_.CreateICmpEQ(acc, splat(best));
-            llvm::Value *candidates = b_.CreateSelect(isBest, b_.CreateLoad(idxTy, idxSlot),
-                                                      splat(b_.getInt32(INT32_MAX)));
-            result = b_.CreateIntMinReduce(candidates, false);
-            // Every element NaN (or the identity): report index 0.
-            result = b_.CreateSelect(b_.CreateICmpEQ(result, b_.getInt32(INT32_MAX)),
-                                     b_.getInt32(0), result);
-          }
-        }
-        }
-      } else if (isArg(op.kind())) {
-        result = b_.CreateLoad(idxTy, idxSlot);
-      }
-      if (!isArg(op.kind()))
-        result = convert(result, accType, op.result()->type().elementType(), false);
-      if (!buffer)
-        scalars_[op.result()] = result;
-      else
-        storeBuffer(buffer, op.result()->type(), rowCoords, result, false);
+      reduction.finishRow(rowCoords, buffer);
     };
     if (outer.empty())
       perRow({});
@@ -148,12 +191,16 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
   // Along another dimension: the result keeps the last dimension, so whole
   // strips of the result accumulate in place while the reduced axis is walked.
   const Type &resultType = op.result()->type();
-  Type accBufferType = Type::block(accKind, resultType.shape());
-  llvm::Value *accBuffer =
-      isArg(op.kind()) || accKind != kind ? allocaBuffer(accBufferType, "acc") : buffer;
+  const Type &accType = reduction.accType();
+  llvm::Value *identity = reduction.identity();
+  bool argReduction = isArg(op.kind());
+  Type accBufferType = Type::block(accType.kind(), resultType.shape());
+  llvm::Value *accBuffer = argReduction || accType.kind() != src->type().kind()
+                               ? allocaBuffer(accBufferType, "acc")
+                               : buffer;
   forEachStrip(resultType.shape(), [&](const Coords &coords, bool vector) {
     storeBuffer(accBuffer, accBufferType, coords, vector ? splat(identity) : identity, vector);
-    if (isArg(op.kind()))
+    if (argReduction)
       storeBuffer(buffer, resultType, coords,
                   llvm::Constant::getNullValue(vector ? vectorOf(b_.getInt32Ty())
                                                       : static_cast<llvm::Type *>(b_.getInt32Ty())),
@@ -162,20 +209,20 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
   forEachStrip(shape, [&](const Coords &coords, bool vector) {
     Coords resultCoords = coords;
     resultCoords.erase(resultCoords.begin() + axis);
-    llvm::Value *x = widen(eval(src, coords, vector));
+    llvm::Value *x = reduction.widen(eval(src, coords, vector));
     llvm::Value *acc = loadBuffer(accBuffer, accBufferType, resultCoords, vector);
     llvm::Value *idx = b_.CreateTrunc(coords[axis], b_.getInt32Ty());
     llvm::Value *accIdx = nullptr;
-    if (isArg(op.kind())) {
+    if (argReduction) {
       idx = vector ? splat(idx) : idx;
       accIdx = loadBuffer(buffer, resultType, resultCoords, vector);
     }
-    auto [next, nextIdx] = step(acc, accIdx, x, idx);
+    auto [next, nextIdx] = reduction.step(acc, accIdx, x, idx);
     storeBuffer(accBuffer, accBufferType, resultCoords, next, vector);
     if (nextIdx)
       storeBuffer(buffer, resultType, resultCoords, nextIdx, vector);
   });
-  if (accBuffer != buffer && !isArg(op.kind()))
+  if (accBuffer != buffer && !argReduction)
     forEachStrip(resultType.shape(), [&](const Coords &coords, bool vector) {
       llvm::Value *acc = loadBuffer(accBuffer, accBufferType, coords, vector);
       storeBuffer(buffer, resultType, coords,

@@ -1,9 +1,21 @@
 //===- FusionPlan.cpp - The FuseElementwise pass --------------------------===//
+//
+// Two steps. The first decides each value on its own: virtual when its one
+// consumer can recompute it, materialized when it must live in memory. Values
+// it would keep in scratch only because several consumers read them, or
+// because a write stands between a load and its consumer, are *candidates*.
+// The second step, from the last candidate back to the first (so that a
+// candidate sees the groups of those it feeds), asks StripGroupFinder whether
+// the candidate's consumers can share one strip loop; if not, it is
+// materialized after all.
+//
+//===----------------------------------------------------------------------===//
 #include "FusionPlan.h"
 
+#include "StripGroups.h"
 #include "blockc/frontend/IRUtils.h"
 
-#include <unordered_map>
+#include <map>
 
 namespace blockc {
 
@@ -15,38 +27,10 @@ struct Use {
   size_t index; // position of the user's top-level op in `region`
 };
 
-/// Ops whose results must live in memory whatever their uses.
-bool alwaysMaterialized(const Operation &op) {
-  switch (op.opClass()) {
-  case OpClass::Reduce:
-  case OpClass::Dot:
-  case OpClass::Trans:
-  case OpClass::For:
-  case OpClass::If:
-  case OpClass::Call:
-    return true;
-  case OpClass::ShapeTo:
-    return op.kind() == OpKind::Reshape;
-  default:
-    return false;
-  }
-}
-
 /// Loads and math library calls are worth keeping rather than recomputing.
 bool costly(const Operation &op) {
   return op.opClass() == OpClass::Load || op.opClass() == OpClass::FloatUnary ||
          op.opClass() == OpClass::FloatBinary;
-}
-
-/// The kernel parameter a pointer value is derived from, or null when that is
-/// not known at compile time (a loop-carried or selected pointer).
-const Value *rootPointer(const Value *v) {
-  while (const Operation *def = v->definingOp()) {
-    if (!keepsPointerBuffer(def->kind()))
-      return nullptr;
-    v = def->operands[0];
-  }
-  return v->type().isPointer() ? v : nullptr;
 }
 
 /// Loads a store would read strip by strip if everything in between stayed
@@ -63,6 +47,12 @@ void collectFusibleLoads(const Value *v, std::vector<const Operation *> &loads,
   for (const Value *operand : def->operands)
     collectFusibleLoads(operand, loads, seen);
 }
+
+struct Candidate {
+  const Value *value;
+  const Region *region;
+  const Operation *loop; // the `for` whose body `region` is, or null
+};
 
 class Planner {
 public:
@@ -90,13 +80,14 @@ public:
           continue;
         const Value *loadRoot = rootPointer(loadPtr);
         if (!loadRoot || !storeRoot || loadRoot == storeRoot)
-          forced_.insert(load->result());
+          forced_.emplace(load->result(), "read strip by strip, " + describeOp(op) +
+                                              " could overwrite it before it is read");
       }
     });
   }
 
   /// Records each use once per enclosing region, attributed in that region to
-  /// the top-level op holding it; needsMemory reads the defining region's.
+  /// the top-level op holding it; decide() reads the defining region's.
   void collectUses(const Region &region) {
     for (size_t i = 0; i < region.ops.size(); ++i) {
       collectUsesIn(*region.ops[i], region, i);
@@ -105,18 +96,34 @@ public:
     }
   }
 
-  void plan(const Region &region) {
+  void plan(const Region &region, const Operation *loop) {
     for (size_t i = 0; i < region.ops.size(); ++i) {
       const Operation &op = *region.ops[i];
       for (const auto &inner : op.regions) {
         for (const auto &arg : inner->args)
           if (arg->type().isBlock())
             plan_.materialized.insert(arg.get()); // loop-carried
-        plan(*inner);
+        plan(*inner, op.kind() == OpKind::For ? &op : nullptr);
       }
       for (const auto &r : op.results)
-        if (r->type().isBlock() && needsMemory(op, r.get(), region, i))
-          plan_.materialized.insert(r.get());
+        if (r->type().isBlock())
+          decide(op, r.get(), region, i, loop);
+    }
+  }
+
+  /// The second step: the last candidate first.
+  void shareCandidates() {
+    for (auto it = candidates_.rbegin(); it != candidates_.rend(); ++it) {
+      StripGroupFinder finder(plan_, *it->region, it->loop);
+      std::string why = finder.share(it->value);
+      if (why.empty()) {
+        plan_.reasons[it->value] = "virtual: its consumers share one strip loop";
+        continue;
+      }
+      materialize(it->value, why);
+      if (finder.shareMaterialized(it->value).empty() &&
+          plan_.groupOfSink.count(it->value->definingOp()))
+        plan_.reasons[it->value] += "; written in one loop with the reductions of it";
     }
   }
 
@@ -127,6 +134,11 @@ private:
     for (const auto &inner : op.regions)
       for (const auto &innerOp : inner->ops)
         collectUsesIn(*innerOp, region, index); // attributed to the enclosing op
+  }
+
+  void materialize(const Value *v, std::string why) {
+    plan_.materialized.insert(v);
+    plan_.reasons[v] = "materialized: " + std::move(why);
   }
 
   /// Whether evaluating `v` where it is used reads memory: it is a virtual
@@ -143,9 +155,12 @@ private:
     return readsMemory_[v] = reads;
   }
 
-  bool needsMemory(const Operation &op, const Value *v, const Region &region, size_t index) {
-    if (alwaysMaterialized(op) || forced_.count(v))
-      return true;
+  void decide(const Operation &op, const Value *v, const Region &region, size_t index,
+              const Operation *loop) {
+    if (alwaysMaterialized(op))
+      return materialize(v, "`" + std::string(op.name()) + "` results always are");
+    if (auto forced = forced_.find(v); forced != forced_.end())
+      return materialize(v, forced->second);
     std::vector<Use> uses;
     for (const Use &u : uses_[v])
       if (u.region == &region)
@@ -153,33 +168,53 @@ private:
     // A value read inside a loop or if body is recomputed on every trip
     // through that body: fine for arithmetic, not for loads (memory may have
     // changed) or library calls.
-    bool usedInNestedBody = false;
+    const Operation *nestedUser = nullptr;
     for (const Use &u : uses)
-      usedInNestedBody |= u.user != region.ops[u.index].get();
+      if (u.user != region.ops[u.index].get())
+        nestedUser = region.ops[u.index].get();
     bool loadLike = op.opClass() == OpClass::Load;
     for (const Value *operand : op.operands)
       loadLike = loadLike || readsMemory(operand);
-    if (costly(op) && (uses.size() > 1 || usedInNestedBody))
-      return true;
-    if (loadLike) {
-      // A virtual load runs where its consumer runs: nothing that may write
-      // memory can stand in between.
-      for (const Use &u : uses)
-        for (size_t k = index + 1; k < u.index; ++k)
-          if (hasSideEffects(*region.ops[k]))
-            return true;
-      for (const Use &u : uses)
-        if (u.user != region.ops[u.index].get() && hasSideEffects(*region.ops[u.index]))
-          return true;
+    if (costly(op) && nestedUser)
+      return materialize(v, "read inside " + describeOp(*nestedUser) +
+                                ", which would recompute it on every trip");
+    if (loadLike && nestedUser && hasSideEffects(*nestedUser))
+      return materialize(v, "read inside " + describeOp(*nestedUser) + ", which writes memory");
+    // A virtual load runs where its consumer runs: a write between them
+    // would change what it reads, unless the consumers' loop can move.
+    bool writeBetween = false;
+    for (const Use &u : uses)
+      for (size_t k = index + 1; k < u.index; ++k)
+        writeBetween |= loadLike && hasSideEffects(*region.ops[k]);
+    if ((costly(op) && uses.size() > 1) || writeBetween) {
+      candidates_.push_back({v, &region, loop});
+      return;
     }
-    return false;
+    plan_.reasons[v] = uses.size() > 1 ? "virtual: recomputed by each of its " +
+                                             std::to_string(uses.size()) + " consumers"
+                                       : "virtual: fused into its consumer";
   }
 
   FusionPlan &plan_;
   std::unordered_map<const Value *, std::vector<Use>> uses_;
-  std::unordered_set<const Value *> forced_;
+  std::unordered_map<const Value *, std::string> forced_;
   std::unordered_map<const Value *, bool> readsMemory_;
+  std::vector<Candidate> candidates_;
 };
+
+std::string describeSink(const StripSink &sink) {
+  switch (sink.kind) {
+  case StripSink::Kind::Store:
+    return describeOp(*sink.op);
+  case StripSink::Kind::Reduce:
+    return describeOp(*sink.op);
+  case StripSink::Kind::Materialize:
+    return describeOp(*sink.op) + " into scratch";
+  case StripSink::Kind::Carried:
+    return "%" + sink.op->operands[sink.carriedIndex]->name() + " carried in place";
+  }
+  return "";
+}
 
 } // namespace
 
@@ -188,18 +223,31 @@ FusionPlan fuseElementwise(Function &fn) {
   Planner planner(plan);
   planner.findStoreHazards(fn.body);
   planner.collectUses(fn.body);
-  planner.plan(fn.body);
+  planner.plan(fn.body, nullptr);
+  planner.shareCandidates();
   return plan;
 }
 
 std::string describeFusionPlan(Function &fn, const FusionPlan &plan) {
   std::string out = "fusion plan of @" + fn.name + ":\n";
   walkOps(fn.body, [&](Operation &op) {
-    for (auto &r : op.results)
-      if (r->type().isBlock())
-        out += "  %" + r->name() + " " + std::string(op.name()) + " " +
-               (plan.isMaterialized(r.get()) ? "materialized" : "virtual") + "\n";
+    for (auto &r : op.results) {
+      if (!r->type().isBlock())
+        continue;
+      auto reason = plan.reasons.find(r.get());
+      out += "  %" + r->name() + " " + std::string(op.name()) + " " +
+             (reason != plan.reasons.end()   ? reason->second
+              : plan.isMaterialized(r.get()) ? "materialized"
+                                             : "virtual") +
+             "\n";
+    }
   });
+  for (const StripGroup &group : plan.groups) {
+    out += "  strip loop at " + describeOp(*group.anchor) + ":";
+    for (size_t i = 0; i < group.sinks.size(); ++i)
+      out += (i ? ", " : " ") + describeSink(group.sinks[i]);
+    out += "\n";
+  }
   return out;
 }
 

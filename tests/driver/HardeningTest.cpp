@@ -42,7 +42,7 @@ std::string scratchKernel(const std::string &name, const std::string &elements) 
          elements +
          "\n"
          "  %ptrs = addptr %p, %r\n  %x = load %ptrs\n  %s = reduce_sum %x, axis=0\n"
-         "  %e = exp %x\n  %t = reduce_sum %e, axis=0\n  %u = add %s, %t\n"
+         "  %e = mul %x, %s\n  %u = reduce_sum %e, axis=0\n"
          "  store %out, %u\n}\n";
 }
 

@@ -1,0 +1,114 @@
+//===- CodeGenGroups.cpp - One strip loop for several consumers -----------===//
+//
+// A strip group's loop evaluates, in each strip, every sink's operands first
+// (the per-strip memo makes a value they share one computation) and only then
+// writes: stores, reduction accumulators, scratch buffers and carried values
+// updated in place. Rows of a multi-dimensional group are walked as in
+// forEachStrip, with reductions folded at the end of each row.
+//
+//===----------------------------------------------------------------------===//
+#include "CodeGen.h"
+
+#include <memory>
+
+namespace blockc {
+
+void KernelCodeGen::emitStripGroup(const StripGroup &group) {
+  struct SinkState {
+    llvm::Value *buffer = nullptr;
+    std::unique_ptr<Reduction> reduction;
+    StoreStrip store;
+    llvm::Value *value = nullptr;
+  };
+  std::vector<SinkState> states(group.sinks.size());
+  for (size_t i = 0; i < group.sinks.size(); ++i) {
+    const StripSink &sink = group.sinks[i];
+    SinkState &state = states[i];
+    switch (sink.kind) {
+    case StripSink::Kind::Store:
+      break;
+    case StripSink::Kind::Reduce:
+      state.reduction = std::make_unique<Reduction>(*this, *sink.op);
+      if (sink.op->result()->type().isBlock())
+        state.buffer = allocaBuffer(sink.op->result()->type(), sink.op->result()->name());
+      break;
+    case StripSink::Kind::Materialize:
+      state.buffer = allocaBuffer(sink.op->result()->type(), sink.op->result()->name());
+      break;
+    case StripSink::Kind::Carried:
+      state.buffer = buffers_.at(sink.carried);
+      break;
+    }
+  }
+
+  const Shape &shape = group.shape;
+  // Reductions take several accumulators, and with them the whole loop.
+  unsigned ways = 0;
+  for (SinkState &state : states)
+    if (state.reduction)
+      ways = ways ? std::min(ways, state.reduction->maxWays()) : state.reduction->maxWays();
+  ways = waysFor(shape.back(), std::max(ways, 1u));
+  auto perRow = [&](const Coords &rowCoords) {
+    for (SinkState &state : states)
+      if (state.reduction)
+        state.reduction->beginRow(shape.back(), ways);
+    forEachStripOfRow(shape.back(), ways, [&](llvm::Value *column, bool vector, unsigned way) {
+      Coords coords = rowCoords;
+      coords.push_back(column);
+      for (size_t i = 0; i < group.sinks.size(); ++i) {
+        const StripSink &sink = group.sinks[i];
+        SinkState &state = states[i];
+        switch (sink.kind) {
+        case StripSink::Kind::Store:
+          state.store = prepareStoreStrip(*sink.op, coords, vector);
+          break;
+        case StripSink::Kind::Reduce:
+          state.value = state.reduction->prepareStrip(coords, vector);
+          break;
+        case StripSink::Kind::Materialize:
+          state.value = eval(sink.op->result(), coords, vector);
+          break;
+        case StripSink::Kind::Carried:
+          state.value = eval(sink.op->operands[sink.carriedIndex], coords, vector);
+          break;
+        }
+      }
+      for (size_t i = 0; i < group.sinks.size(); ++i) {
+        const StripSink &sink = group.sinks[i];
+        SinkState &state = states[i];
+        switch (sink.kind) {
+        case StripSink::Kind::Store:
+          commitStoreStrip(*sink.op, state.store);
+          break;
+        case StripSink::Kind::Reduce:
+          state.reduction->accumulateStrip(state.value, column, vector, way);
+          break;
+        case StripSink::Kind::Materialize:
+          storeBuffer(state.buffer, sink.op->result()->type(), coords, state.value, vector);
+          break;
+        case StripSink::Kind::Carried:
+          storeBuffer(state.buffer, sink.carried->type(), coords, state.value, vector);
+          break;
+        }
+      }
+    });
+    for (size_t i = 0; i < group.sinks.size(); ++i)
+      if (states[i].reduction)
+        states[i].reduction->finishRow(rowCoords, states[i].buffer);
+  };
+  Shape outer(shape.begin(), shape.end() - 1);
+  if (outer.empty())
+    perRow({});
+  else
+    forEachElement(outer, perRow);
+
+  for (size_t i = 0; i < group.sinks.size(); ++i) {
+    const StripSink &sink = group.sinks[i];
+    if (sink.kind == StripSink::Kind::Carried)
+      buffers_[sink.op->operands[sink.carriedIndex]] = states[i].buffer; // emitFor skips it
+    else if (states[i].buffer)
+      buffers_[sink.op->result()] = states[i].buffer;
+  }
+}
+
+} // namespace blockc
