@@ -6,9 +6,20 @@
 // loops built for the same ISA. Thread counts go up to the machine's core
 // count, for scaling runs on bigger machines.
 //
+// Memory-bound examples: vector_add and gelu on 2^24 f32; softmax (a row in
+// BLOCK=1024 chunks) and fused_softmax (a whole row in one BLOCK=4096 block,
+// masked) on n x n for n in {1024, 4096}, both against the same loop so the two
+// forms can be compared; layer_norm (BLOCK=1024 chunks) and rms_norm (one
+// BLOCK=4096 block) on 4096 x 4096. The BLOCK values must match
+// bench/CMakeLists.txt.
+//
 //===----------------------------------------------------------------------===//
 #include "Baselines.h"
 #include "BenchSupport.h"
+#include "fused_softmax.h"
+#include "gelu.h"
+#include "layer_norm.h"
+#include "rms_norm.h"
 #include "softmax.h"
 #include "vector_add.h"
 
@@ -63,12 +74,118 @@ void softmaxBaseline(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
+void fusedSoftmaxBlockc(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
+  blockc_launch_options options = threadsOption(int(state.range(1)));
+  for (auto _ : state)
+    if (fused_softmax_launch(out.get(), in.get(), int32_t(n), int32_t(n), int32_t(n), {n, 1, 1},
+                             &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+constexpr int64_t kNormN = 4096; // rows and row length of the norm benchmarks
+constexpr float kNormEps = 1e-5f;
+
+/// The norm sizes (n x n, n = 4096) times thread counts: args (n, threads), as
+/// softmaxArgs names them.
+void normArgs(benchmark::internal::Benchmark *b) {
+  for (int64_t t : threadCounts())
+    b->Args({kNormN, t});
+  b->ArgNames({"n", "threads"})->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+void layerNormBlockc(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
+         b = makeBuffer(n, 7), mean = makeBuffer(n, 8), rstd = makeBuffer(n, 9);
+  blockc_launch_options options = threadsOption(int(state.range(1)));
+  for (auto _ : state)
+    if (layer_norm_launch(x.get(), y.get(), w.get(), b.get(), mean.get(), rstd.get(), int32_t(n),
+                          int32_t(n), kNormEps, {n, 1, 1}, &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void layerNormBaseline(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
+         b = makeBuffer(n, 7), mean = makeBuffer(n, 8), rstd = makeBuffer(n, 9);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
+      baselineLayerNorm(x.get(), y.get(), w.get(), b.get(), mean.get(), rstd.get(), n, kNormEps,
+                        begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void rmsNormBlockc(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
+         rstd = makeBuffer(n, 9);
+  blockc_launch_options options = threadsOption(int(state.range(1)));
+  for (auto _ : state)
+    if (rms_norm_launch(y.get(), x.get(), w.get(), rstd.get(), int32_t(n), int32_t(n), kNormEps,
+                        {n, 1, 1}, &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void rmsNormBaseline(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
+         rstd = makeBuffer(n, 9);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
+      baselineRmsNorm(x.get(), y.get(), w.get(), rstd.get(), n, kNormEps, begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+constexpr int64_t kGeluN = int64_t(1) << 24;
+constexpr int kGeluBlock = 4096; // must match -D BLOCK in bench/CMakeLists.txt
+
+void geluBlockc(benchmark::State &state) {
+  static Buffer x = makeBuffer(kGeluN, 1), y = makeBuffer(kGeluN, 3);
+  blockc_launch_options options = threadsOption(int(state.range(0)));
+  for (auto _ : state)
+    if (gelu_launch(y.get(), x.get(), int32_t(kGeluN), {kGeluN / kGeluBlock, 1, 1}, &options) !=
+        BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+  state.SetBytesProcessed(state.iterations() * kGeluN * 8);
+}
+
+void geluBaseline(benchmark::State &state) {
+  static Buffer x = makeBuffer(kGeluN, 1), y = makeBuffer(kGeluN, 3);
+  for (auto _ : state)
+    parallelRanges(int(state.range(0)), kGeluN,
+                   [&](int64_t begin, int64_t end) { baselineGelu(x.get(), y.get(), begin, end); });
+  state.SetBytesProcessed(state.iterations() * kGeluN * 8);
+}
+
 } // namespace
 
 BENCHMARK(addBlockc)->Name("aot_vector_add/blockc")->Apply(threadArgs);
 BENCHMARK(addBaseline)->Name("aot_vector_add/baseline")->Apply(threadArgs);
 BENCHMARK(softmaxBlockc)->Name("aot_softmax/blockc")->Apply(softmaxArgs);
 BENCHMARK(softmaxBaseline)->Name("aot_softmax/baseline")->Apply(softmaxArgs);
+BENCHMARK(fusedSoftmaxBlockc)->Name("aot_fused_softmax/blockc")->Apply(softmaxArgs);
+BENCHMARK(softmaxBaseline)->Name("aot_fused_softmax/baseline")->Apply(softmaxArgs);
+BENCHMARK(layerNormBlockc)->Name("aot_layer_norm/blockc")->Apply(normArgs);
+BENCHMARK(layerNormBaseline)->Name("aot_layer_norm/baseline")->Apply(normArgs);
+BENCHMARK(rmsNormBlockc)->Name("aot_rms_norm/blockc")->Apply(normArgs);
+BENCHMARK(rmsNormBaseline)->Name("aot_rms_norm/baseline")->Apply(normArgs);
+BENCHMARK(geluBlockc)->Name("aot_gelu/blockc")->Apply(threadArgs);
+BENCHMARK(geluBaseline)->Name("aot_gelu/baseline")->Apply(threadArgs);
 
 int main(int argc, char **argv) {
   return runWithRatios(argc, argv);

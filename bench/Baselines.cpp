@@ -32,6 +32,48 @@ void baselineSoftmax(const float *in, float *out, int64_t cols, int64_t rowBegin
   }
 }
 
+void baselineLayerNorm(const float *in, float *out, const float *w, const float *b, float *mean,
+                       float *rstd, int64_t cols, float eps, int64_t rowBegin, int64_t rowEnd) {
+  for (int64_t r = rowBegin; r < rowEnd; ++r) {
+    const float *x = in + r * cols;
+    float *y = out + r * cols;
+    float sum = 0.f;
+    for (int64_t i = 0; i < cols; ++i)
+      sum += x[i];
+    float m = sum / float(cols);
+    float squares = 0.f;
+    for (int64_t i = 0; i < cols; ++i) {
+      float d = x[i] - m;
+      squares += d * d;
+    }
+    float rs = 1.f / std::sqrt(squares / float(cols) + eps);
+    mean[r] = m;
+    rstd[r] = rs;
+    for (int64_t i = 0; i < cols; ++i)
+      y[i] = (x[i] - m) * rs * w[i] + b[i];
+  }
+}
+
+void baselineRmsNorm(const float *in, float *out, const float *w, float *rstd, int64_t cols,
+                     float eps, int64_t rowBegin, int64_t rowEnd) {
+  for (int64_t r = rowBegin; r < rowEnd; ++r) {
+    const float *x = in + r * cols;
+    float *y = out + r * cols;
+    float squares = 0.f;
+    for (int64_t i = 0; i < cols; ++i)
+      squares += x[i] * x[i];
+    float rs = 1.f / std::sqrt(squares / float(cols) + eps);
+    rstd[r] = rs;
+    for (int64_t i = 0; i < cols; ++i)
+      y[i] = x[i] * rs * w[i];
+  }
+}
+
+void baselineGelu(const float *in, float *out, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i)
+    out[i] = in[i] * 0.5f * (1.f + std::erf(in[i] * 0.70710678118654752f));
+}
+
 #if defined(__AVX512F__)
 using FloatVector = __m512;
 constexpr int64_t kLanes = 16;

@@ -20,5 +20,16 @@ void baselineSoftmax(const float *in, float *out, int64_t cols, int64_t rowBegin
 /// shows what blockc's code generation adds beyond calling SLEEF.
 void baselineSoftmaxSleef(const float *in, float *out, int64_t cols, int64_t rowBegin,
                           int64_t rowEnd);
+/// Row-wise layer normalization of rows [rowBegin, rowEnd): the mean, the
+/// variance of the centred values, then y = (x - mean) * rstd * w + b, saving
+/// each row's mean and rstd = 1 / sqrt(var + eps) as layer_norm.bir does.
+void baselineLayerNorm(const float *in, float *out, const float *w, const float *b, float *mean,
+                       float *rstd, int64_t cols, float eps, int64_t rowBegin, int64_t rowEnd);
+/// Row-wise RMS normalization of rows [rowBegin, rowEnd):
+/// y = x * rstd * w with rstd = 1 / sqrt(mean(x^2) + eps), saved per row.
+void baselineRmsNorm(const float *in, float *out, const float *w, float *rstd, int64_t cols,
+                     float eps, int64_t rowBegin, int64_t rowEnd);
+/// Exact GELU over [begin, end): y = x / 2 * (1 + std::erf(x / sqrt(2))).
+void baselineGelu(const float *in, float *out, int64_t begin, int64_t end);
 
 } // namespace blockc::bench

@@ -1,10 +1,12 @@
 //===- KernelBench.cpp - JIT-compiled blockc kernels beside plain loops ---===//
 //
-// vector_add (2^24 f32) and softmax (1024x1024, 4096x4096 f32) compiled by
-// blockc for the host in process, launched through blockc_launch, against the
-// -O3 -march=native loops of Baselines.cpp split over the same number of
-// OpenMP threads, in this one process on the same kind of buffers. The matmul
-// examples have their own suite, MatmulBench.cpp.
+// vector_add (2^24 f32), softmax (a row in BLOCK-sized chunks) and
+// fused_softmax (a whole row in one block, BLOCK = n) on 1024x1024 and
+// 4096x4096 f32, compiled by blockc for the host in process, launched through
+// blockc_launch, against the -O3 -march=native loops of Baselines.cpp split
+// over the same number of OpenMP threads, in this one process on the same kind
+// of buffers; both softmax forms also against the SLEEF hand-written loop
+// (baseline_sleef). The matmul examples have their own suite, MatmulBench.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "Baselines.h"
@@ -84,6 +86,26 @@ void softmaxSleefBaseline(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
+/// fused_softmax.bir with BLOCK = n: the whole row in one block, the form
+/// Triton's fused-softmax tutorial uses, beside softmax.bir's chunked loops.
+void fusedSoftmaxBlockc(benchmark::State &state) {
+  int64_t n = state.range(0);
+  static std::map<int64_t, const JitKernel *> kernels;
+  if (!kernels.count(n))
+    kernels[n] = &exampleKernel("fused_softmax", {{"BLOCK", std::to_string(n)}});
+  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
+  float *pin = in.get(), *pout = out.get();
+  int32_t cols = int32_t(n);
+  void *args[] = {&pout, &pin, &cols, &cols, &cols};
+  blockc_launch_options options = threadsOption(int(state.range(1)));
+  for (auto _ : state)
+    if (blockc_launch(kernels[n]->fn, args, {n, 1, 1}, &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
 } // namespace
 
 BENCHMARK(vectorAddBlockc)->Name("vector_add/blockc")->Apply(threadArgs);
@@ -91,6 +113,9 @@ BENCHMARK(vectorAddBaseline)->Name("vector_add/baseline")->Apply(threadArgs);
 BENCHMARK(softmaxBlockc)->Name("softmax/blockc")->Apply(softmaxArgs);
 BENCHMARK(softmaxBaseline)->Name("softmax/baseline")->Apply(softmaxArgs);
 BENCHMARK(softmaxSleefBaseline)->Name("softmax/baseline_sleef")->Apply(softmaxArgs);
+BENCHMARK(fusedSoftmaxBlockc)->Name("fused_softmax/blockc")->Apply(softmaxArgs);
+BENCHMARK(softmaxBaseline)->Name("fused_softmax/baseline")->Apply(softmaxArgs);
+BENCHMARK(softmaxSleefBaseline)->Name("fused_softmax/baseline_sleef")->Apply(softmaxArgs);
 
 int main(int argc, char **argv) {
   return runWithRatios(argc, argv);

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """PyTorch's CPU kernels on the workloads of AotBench and MatmulBench, for side-by-side tables.
 
-AotBench's: torch.add on 2^24 f32 and torch.softmax(dim=1) on n x n f32, at each
-thread count AotBench uses (1, 2, 4, ... and all cores).
+AotBench's, at each thread count AotBench uses (1, 2, 4, ... and all cores):
+torch.add on 2^24 f32; torch.softmax(dim=1) on n x n f32 for n in 1024 and
+4096 (aot_softmax and aot_fused_softmax); torch.nn.functional.layer_norm over
+the rows of 4096 x 4096 f32 with weight and bias; RMS norm over the rows of
+4096 x 4096 f32 with a weight (torch.nn.functional.rms_norm where this torch
+has it, else x * rsqrt(mean(x^2) + eps) * w, which the output line says);
+torch.nn.functional.gelu (exact, erf) on 2^24 f32. eps is 1e-5, as AotBench's.
 
 MatmulBench's, at 1 thread and all cores: f32 torch.matmul on the shapes of
 matmul_bench (M x N x K: square 256 to 4096, 4096x64x4096, 64x4096x4096,
@@ -11,9 +16,11 @@ torch.softmax(a @ b, dim=1) on matmul_bench's matmul_softmax shapes. GFLOP/s
 count 2*M*N*K, the softmax not included, as matmul_bench does.
 
 Every figure is the minimum time of repeated runs, in ms; results go to
-preallocated out= tensors, as the C++ baselines do.
+preallocated out= tensors, as the C++ baselines do, where the op takes out=
+(layer_norm and rms_norm do not, so they allocate their result each run). GB/s
+count one read and one write of each element, as AotBench's bytes_per_second.
 
-  python3 bench/torch_baseline.py [--only add,softmax,matmul]
+  python3 bench/torch_baseline.py [--only add,softmax,layer_norm,rms_norm,gelu,matmul]
 """
 import argparse
 import os
@@ -76,6 +83,55 @@ def softmax(cores):
             print(f"torch_softmax n={n} threads={threads} {t:.3f} ms {8 * n * n / t / 1e6:.1f} GB/s")
 
 
+NORM_N = 4096
+NORM_EPS = 1e-5
+GELU_N = 1 << 24
+
+
+def layer_norm(cores):
+    n = NORM_N
+    x = torch.rand(n, n) * 2 - 1
+    w = torch.rand(n) * 2 - 1
+    b = torch.rand(n) * 2 - 1
+    for threads in thread_counts(cores):
+        torch.set_num_threads(threads)
+        t = best_ms(lambda: torch.nn.functional.layer_norm(x, (n,), w, b, NORM_EPS), 20)
+        print(f"torch_layer_norm n={n} threads={threads} {t:.3f} ms {8 * n * n / t / 1e6:.1f} GB/s")
+
+
+def rms_norm(cores):
+    n = NORM_N
+    x = torch.rand(n, n) * 2 - 1
+    w = torch.rand(n) * 2 - 1
+    if hasattr(torch.nn.functional, "rms_norm"):
+        form = "F.rms_norm"
+        fn = lambda: torch.nn.functional.rms_norm(x, (n,), w, NORM_EPS)
+    else:
+        form = "x*rsqrt(mean(x^2)+eps)*w"
+        y = torch.empty_like(x)
+        fn = lambda: torch.mul(x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + NORM_EPS), w,
+                               out=y)
+    for threads in thread_counts(cores):
+        torch.set_num_threads(threads)
+        t = best_ms(fn, 20)
+        print(f"torch_rms_norm n={n} threads={threads} {t:.3f} ms {8 * n * n / t / 1e6:.1f} GB/s"
+              f" ({form})")
+
+
+def gelu(cores):
+    x = torch.rand(GELU_N) * 2 - 1
+    y = torch.empty_like(x)
+    try:
+        torch.nn.functional.gelu(x, out=y)
+        fn = lambda: torch.nn.functional.gelu(x, out=y)
+    except TypeError:  # a torch whose gelu binding takes no out=
+        fn = lambda: torch.nn.functional.gelu(x)
+    for threads in thread_counts(cores):
+        torch.set_num_threads(threads)
+        t = best_ms(fn, 20)
+        print(f"torch_gelu n=2^24 threads={threads} {t:.3f} ms {8 * GELU_N / t / 1e6:.1f} GB/s")
+
+
 def matmul(cores):
     """The matmul workloads as one table; rows as `workload dtype MxNxK threads`."""
     workloads = []
@@ -107,20 +163,31 @@ def matmul(cores):
                   f"{2 * m * n * k / t / 1e6:>10.1f}")
 
 
+WORKLOADS = {
+    "add": elementwise,
+    "softmax": softmax,
+    "layer_norm": layer_norm,
+    "rms_norm": rms_norm,
+    "gelu": gelu,
+    "matmul": matmul,
+}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="add,softmax,matmul",
-                        help="comma-separated subset of add, softmax, matmul (default: all)")
+    parser.add_argument("--only", default=",".join(WORKLOADS),
+                        help="comma-separated subset of " + ", ".join(WORKLOADS) +
+                        " (default: all)")
     only = set(parser.parse_args().only.split(","))
+    unknown = only - set(WORKLOADS)
+    if unknown:
+        parser.error("unknown workload(s): " + ", ".join(sorted(unknown)))
     cores = os.cpu_count()
     print(f"torch {torch.__version__}, {cores} cores")
     with torch.inference_mode():
-        if "add" in only:
-            elementwise(cores)
-        if "softmax" in only:
-            softmax(cores)
-        if "matmul" in only:
-            matmul(cores)
+        for name, run in WORKLOADS.items():
+            if name in only:
+                run(cores)
 
 
 if __name__ == "__main__":
