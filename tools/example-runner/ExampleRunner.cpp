@@ -165,6 +165,53 @@ int main(int argc, char **argv) {
         {"matmul_softmax 1000x250x300", err < kTolerance, err, t, 0, 2.0 * m * n * kk});
   }
 
+  { // fused_softmax: each row whole in one block, with a ragged tail
+    int32_t rows = 4096, cols = 1000;
+    const JitKernel *k = compileExample(dir, "fused_softmax", {{"BLOCK", "1024"}}, keep);
+    if (!k)
+      return 1;
+    auto x = randomVector(size_t(rows) * cols, 11);
+    std::vector<float> y(x.size());
+    float *px = x.data(), *py = y.data();
+    void *args[] = {&py, &px, &cols, &cols, &cols};
+    double t = timeIt([&] { launchOrDie(*k, args, {rows, 1, 1}); });
+    std::vector<double> want(x.size());
+    reference::softmax(x.data(), want.data(), rows, cols);
+    double err = maxRelativeError(y, want);
+    results.push_back({"fused_softmax 4096x1000", err < kTolerance, err, t, 8.0 * x.size(), 0});
+  }
+  { // rms_norm: each row whole in one block, with a ragged tail
+    int32_t rows = 2048, cols = 1000;
+    float eps = 1e-6f;
+    const JitKernel *k = compileExample(dir, "rms_norm", {{"BLOCK", "1024"}}, keep);
+    if (!k)
+      return 1;
+    auto x = randomVector(size_t(rows) * cols, 12), w = randomVector(cols, 13);
+    std::vector<float> y(x.size()), rstd(rows);
+    float *px = x.data(), *py = y.data(), *pw = w.data(), *pr = rstd.data();
+    void *args[] = {&py, &px, &pw, &pr, &cols, &cols, &eps};
+    double t = timeIt([&] { launchOrDie(*k, args, {rows, 1, 1}); });
+    std::vector<double> want(x.size()), wantRstd(rows);
+    reference::rmsNorm(x.data(), w.data(), want.data(), wantRstd.data(), rows, cols, eps);
+    double err = std::max(maxRelativeError(y, want), maxRelativeError(rstd, wantRstd));
+    results.push_back({"rms_norm 2048x1000", err < kTolerance, err, t, 8.0 * x.size(), 0});
+  }
+  { // gelu: 2^24 elements
+    int32_t n = 1 << 24;
+    const JitKernel *k = compileExample(dir, "gelu", {{"BLOCK", "4096"}}, keep);
+    if (!k)
+      return 1;
+    auto x = randomVector(n, 14);
+    std::vector<float> y(n);
+    float *px = x.data(), *py = y.data();
+    void *args[] = {&py, &px, &n};
+    double t = timeIt([&] { launchOrDie(*k, args, {(n + 4095) / 4096, 1, 1}); });
+    std::vector<double> want(n);
+    reference::gelu(x.data(), want.data(), n);
+    double err = maxRelativeError(y, want);
+    results.push_back({"gelu 2^24", err < kTolerance, err, t, 8.0 * n, 0});
+  }
+
   std::printf("\n%-28s %-7s %-8s %11s %10s %14s\n", "kernel", "target", "correct", "max error",
               "time (ms)", "throughput");
   bool allCorrect = true;

@@ -73,6 +73,25 @@ void layerNorm(const float *x, const float *w, const float *b, double *y, double
   }
 }
 
+void rmsNorm(const float *x, const float *w, double *y, double *rstd, int64_t rows, int64_t cols,
+             double eps) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const float *r = x + i * cols;
+    double squares = 0;
+    for (int64_t j = 0; j < cols; ++j)
+      squares += double(r[j]) * r[j];
+    double inv = 1.0 / std::sqrt(squares / double(cols) + eps);
+    for (int64_t j = 0; j < cols; ++j)
+      y[i * cols + j] = r[j] * inv * w[j];
+    rstd[i] = inv;
+  }
+}
+
+void gelu(const float *x, double *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = 0.5 * x[i] * (1 + std::erf(x[i] / std::sqrt(2.0)));
+}
+
 void matmul(const float *a, const float *b, double *c, int64_t m, int64_t n, int64_t k) {
   std::fill(c, c + m * n, 0.0);
   for (int64_t i = 0; i < m; ++i)

@@ -6,13 +6,16 @@
 // tools/example-runner (and times them) or, with --quick, at sizes QEMU runs in
 // seconds. Exit code 1 if any result is wrong.
 //
-//   blockc-examples-aot [--quick] [EXAMPLE...]      (default: all five)
+//   blockc-examples-aot [--quick] [EXAMPLE...]      (default: all eight)
 //
 //===----------------------------------------------------------------------===//
 #include "References.h"
+#include "fused_softmax.h"
+#include "gelu.h"
 #include "layer_norm.h"
 #include "matmul.h"
 #include "matmul_softmax.h"
+#include "rms_norm.h"
 #include "softmax.h"
 #include "vector_add.h"
 
@@ -161,6 +164,59 @@ Result matmulSoftmax() {
           2.0 * m * n * k};
 }
 
+/// Each row whole in one block (cols <= BLOCK = 1024), with a ragged tail.
+Result fusedSoftmax() {
+  int32_t rows = quick ? 5 : 4096, cols = 1000;
+  auto x = randomVector(size_t(rows) * cols, 11);
+  std::vector<float> y(x.size());
+  double t = run("fused_softmax", [&] {
+    return fused_softmax_launch(y.data(), x.data(), cols, cols, cols, {rows, 1, 1}, nullptr);
+  });
+  std::vector<double> want(x.size());
+  blockc::reference::softmax(x.data(), want.data(), rows, cols);
+  double err = maxRelativeError(y, want);
+  return {"fused_softmax " + std::to_string(rows) + "x" + std::to_string(cols),
+          err < kTolerance,
+          err,
+          t,
+          8.0 * x.size(),
+          0};
+}
+
+/// Each row whole in one block (cols <= BLOCK = 1024), with a ragged tail.
+Result rmsNorm() {
+  int32_t rows = quick ? 5 : 2048, cols = 1000;
+  float eps = 1e-6f;
+  auto x = randomVector(size_t(rows) * cols, 12), w = randomVector(cols, 13);
+  std::vector<float> y(x.size()), rstd(rows);
+  double t = run("rms_norm", [&] {
+    return rms_norm_launch(y.data(), x.data(), w.data(), rstd.data(), cols, cols, eps, {rows, 1, 1},
+                           nullptr);
+  });
+  std::vector<double> want(x.size()), wantRstd(rows);
+  blockc::reference::rmsNorm(x.data(), w.data(), want.data(), wantRstd.data(), rows, cols, eps);
+  double err = std::max(maxRelativeError(y, want), maxRelativeError(rstd, wantRstd));
+  return {"rms_norm " + std::to_string(rows) + "x" + std::to_string(cols),
+          err < kTolerance,
+          err,
+          t,
+          8.0 * x.size(),
+          0};
+}
+
+Result gelu() {
+  int32_t n = quick ? 3 * 4096 + 7 : 1 << 24;
+  auto x = randomVector(n, 14);
+  std::vector<float> y(n);
+  double t = run("gelu", [&] {
+    return gelu_launch(y.data(), x.data(), n, {(n + 4095) / 4096, 1, 1}, nullptr);
+  });
+  std::vector<double> want(n);
+  blockc::reference::gelu(x.data(), want.data(), n);
+  double err = maxRelativeError(y, want);
+  return {"gelu " + std::to_string(n), err < kTolerance, err, t, 8.0 * n, 0};
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -168,7 +224,10 @@ int main(int argc, char **argv) {
                                                             {"softmax", softmax},
                                                             {"layer_norm", layerNorm},
                                                             {"matmul", matmul},
-                                                            {"matmul_softmax", matmulSoftmax}};
+                                                            {"matmul_softmax", matmulSoftmax},
+                                                            {"fused_softmax", fusedSoftmax},
+                                                            {"rms_norm", rmsNorm},
+                                                            {"gelu", gelu}};
   std::vector<Result (*)()> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
@@ -181,7 +240,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "usage: %s [--quick] [EXAMPLE...]\n"
                    "unknown example '%s'; the examples are vector_add, softmax, layer_norm, "
-                   "matmul, matmul_softmax\n",
+                   "matmul, matmul_softmax, fused_softmax, rms_norm, gelu\n",
                    argv[0], argv[i]);
       return 1;
     }

@@ -1,0 +1,173 @@
+// fused_softmax, rms_norm and gelu from examples/, launched as their header
+// comments say, against C++ references in double; the same helpers and style as
+// ExamplesTest.cpp. Tolerances come from the f32 error bounds of what each kernel
+// computes (u = 2^-24, the unit roundoff of f32): a sum of k terms in any order,
+// with or without fma, is within gamma_k = k*u/(1 - k*u) times the sum of the
+// terms' magnitudes; a SLEEF 1-ulp function is within 2u of its exact value
+// (an ulp is at most 2u relative); each check allows about twice its bound.
+#include "Reference.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+using namespace blockc;
+using namespace blockc::test;
+
+namespace {
+
+constexpr double kU = 1.0 / (1 << 24);
+double gammaK(double k) {
+  return k * kU / (1 - k * kU);
+}
+
+std::string example(const std::string &name) {
+  std::ifstream in(std::string(BLOCKC_EXAMPLES_DIR) + "/" + name + ".bir");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_FALSE(text.str().empty()) << name;
+  return text.str();
+}
+
+std::vector<float> randomFloats(size_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+const float kUntouched = -777.f;
+
+// Softmax of M rows, each whole in one block (n_cols <= BLOCK), with padded row
+// strides. The maximum is exact and the reference forms x - max in f32 as the
+// kernel does (exact inputs to exp), then works in double. Error: exp is SLEEF's
+// 1-ulp function (<= 2u relative on each numerator); the row sum adds n_cols
+// positive terms (the masked lanes' exp(-inf) = 0 add nothing), so the
+// denominator is within 2u + gamma_n_cols; the division, even as a reciprocal and
+// a product, adds 2u. rtol = 2 * (gamma_n_cols + 6u): the bound, twice.
+TEST(Examples, FusedSoftmax) {
+  struct Config {
+    const char *block;
+    std::vector<int32_t> cols;
+  };
+  for (const Config &config : {Config{"256", {1, 7, 200, 256}}, Config{"1024", {1000, 1024}}}) {
+    auto module = compileOrFail(example("fused_softmax"), {{"BLOCK", config.block}});
+    ASSERT_TRUE(module);
+    for (int32_t cols : config.cols) {
+      int rows = 5;
+      int32_t inStride = cols + 3, outStride = cols + 5;
+      std::vector<float> in = randomFloats(size_t(rows) * inStride, -10, 10, cols);
+      std::vector<float> out(size_t(rows) * outStride, kUntouched);
+      launch(module->kernels()[0], {rows, 1, 1}, {out, in, inStride, outStride, cols});
+      double rtol = 2 * (gammaK(cols) + 6 * kU);
+      for (int r = 0; r < rows; ++r) {
+        const float *x = &in[size_t(r) * inStride];
+        float mx = *std::max_element(x, x + cols);
+        std::vector<double> e(cols);
+        double sum = 0;
+        for (int j = 0; j < cols; ++j) {
+          float d = x[j] - mx;
+          sum += e[j] = std::exp(double(d));
+        }
+        for (int j = 0; j < outStride; ++j) {
+          float got = out[size_t(r) * outStride + j];
+          if (j >= cols) {
+            ASSERT_EQ(got, kUntouched) << "BLOCK=" << config.block << " cols=" << cols
+                                       << " wrote padding: row " << r << " col " << j;
+            continue;
+          }
+          double want = e[j] / sum;
+          ASSERT_NEAR(got, want, rtol * want)
+              << "BLOCK=" << config.block << " cols=" << cols << " row " << r << " col " << j;
+        }
+      }
+    }
+  }
+}
+
+// RMS norm of M rows, each whole in one block (n <= BLOCK), padded stride, x in
+// [-1, 3] (a mean of 1, not 0), w in [-1, 1]. Error: the squares (u each) and
+// their sum of n positive terms (masked lanes add 0) are within gamma_n; the
+// division by n (exact as f32) and the add of eps add 2u; rsqrt, 1/sqrt(x) in two
+// correctly rounded steps, halves that and adds 2u: rstd is within
+// gamma_n/2 + 3u relative. y = x * rstd * w adds two products' 2u: within
+// gamma_n/2 + 5u. Checked: rstd to gamma_n + 6u, y to gamma_n + 10u relative
+// (twice the bounds).
+TEST(Examples, RmsNorm) {
+  struct Config {
+    const char *block;
+    std::vector<int32_t> ns;
+  };
+  for (const Config &config : {Config{"256", {1, 7, 255, 256}}, Config{"1024", {1000, 1024}}}) {
+    auto module = compileOrFail(example("rms_norm"), {{"BLOCK", config.block}});
+    ASSERT_TRUE(module);
+    for (int32_t n : config.ns) {
+      int rows = 4;
+      int32_t stride = n + 2;
+      std::vector<float> x = randomFloats(size_t(rows) * stride, -1, 3, n), y(x.size(), kUntouched);
+      std::vector<float> w = randomFloats(n, -1, 1, n + 1);
+      std::vector<float> rstd(rows + 1, kUntouched);
+      float eps = 1e-6f;
+      launch(module->kernels()[0], {rows, 1, 1}, {y, x, w, rstd, stride, n, eps});
+      double rtolRstd = gammaK(n) + 6 * kU, rtolY = gammaK(n) + 10 * kU;
+      for (int r = 0; r < rows; ++r) {
+        const float *row = &x[size_t(r) * stride];
+        double squares = 0;
+        for (int j = 0; j < n; ++j)
+          squares += double(row[j]) * row[j];
+        double rs = 1 / std::sqrt(squares / n + double(eps));
+        std::string where = std::string("BLOCK=") + config.block + " n=" + std::to_string(n) +
+                            " row " + std::to_string(r);
+        EXPECT_NEAR(rstd[r], rs, rtolRstd * rs) << where;
+        for (int j = 0; j < stride; ++j) {
+          float got = y[size_t(r) * stride + j];
+          if (j >= n) {
+            ASSERT_EQ(got, kUntouched) << where << " wrote padding at " << j;
+            continue;
+          }
+          double want = row[j] * rs * w[j];
+          ASSERT_NEAR(got, want, rtolY * std::fabs(want)) << where << " col " << j;
+        }
+      }
+      EXPECT_EQ(rstd[rows], kUntouched) << "BLOCK=" << config.block << " n=" << n;
+    }
+  }
+}
+
+// GELU, y = x/2 * (1 + erf(x/sqrt(2))), x in [-10, 10] and a few edge values.
+// Error: x * (1/sqrt(2) rounded to f32) is t(1 + 2u); erf's condition number
+// t erf'(t) / erf(t) is at most 1, so that moves erf by <= 2u relative, and
+// SLEEF's erf (u10, 1 ulp) adds 2u: erf is within 4u|erf|. Adding 1 and the
+// final product round (2u |y|; x/2 is exact). So |y - want| <= 2u|y| +
+// 2u|x erf(x/sqrt(2))|: a relative part, and an absolute part that the 4u erf
+// error leaves where 1 + erf cancels (x negative, y near 0; it is at most
+// 2u * 10 here, and vanishes as x^2 near x = 0). Checked at twice that. (The
+// reference's own 1 + erf in double cancels too, but at ~1e-16 |x|.)
+TEST(Examples, Gelu) {
+  for (const char *block : {"4096", "256"}) {
+    auto module = compileOrFail(example("gelu"), {{"BLOCK", block}});
+    ASSERT_TRUE(module);
+    int b = std::stoi(block);
+    for (int n : {1, 7, 4096, 4097, 100000}) {
+      std::vector<float> x = randomFloats(n, -10, 10, n), y(n + 8, kUntouched);
+      if (n >= 4096) {
+        const float edges[] = {0.f, -0.f, 1e-20f, -1e-20f, 1e-3f, -1e-3f, 30.f, -30.f};
+        std::copy(std::begin(edges), std::end(edges), x.begin());
+      }
+      launch(module->kernels()[0], {cdiv(n, b), 1, 1}, {y, x, n});
+      for (int i = 0; i < n; ++i) {
+        double xi = x[i], erfTerm = std::erf(xi / std::sqrt(2.0));
+        double want = 0.5 * xi * (1 + erfTerm);
+        double tol = 2 * (2 * kU * std::fabs(want) + 2 * kU * std::fabs(xi * erfTerm));
+        ASSERT_NEAR(y[i], want, tol)
+            << "BLOCK=" << block << " n=" << n << " x[" << i << "]=" << x[i];
+      }
+      for (int i = n; i < n + 8; ++i)
+        ASSERT_EQ(y[i], kUntouched) << "BLOCK=" << block << " n=" << n << " wrote " << i;
+    }
+  }
+}
+
+} // namespace
