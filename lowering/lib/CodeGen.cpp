@@ -4,6 +4,7 @@
 #include "StripDemand.h"
 
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Module.h"
 
 #include <algorithm>
@@ -136,7 +137,10 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
   }
   if (options_.checkBounds)
     beginBoundsChecks(fn);
+  findStreamableStores(fn);
   emitRegion(fn.body);
+  if (emittedStreamingStore_ && target_.arch == Arch::X86_64)
+    b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
   b_.CreateRetVoid();
   llvm::IRBuilder<> entry(allocaBlock_);
   entry.CreateBr(body);
@@ -335,7 +339,10 @@ void KernelCodeGen::commitStoreStrip(const Operation &op, const StoreStrip &stri
   if (stride && stride->scale && stride->scale == knownUnitScale_)
     stride = Stride{stride->factor, nullptr};
   if (stride && stride->isConstant(1)) {
-    storeStrip(value, strip.first, align, mask);
+    if (!tailEvl_ && streamableStores_.count(&op))
+      streamOrStoreStrip(op, value, strip.first, align, mask);
+    else
+      storeStrip(value, strip.first, align, mask);
   } else if (stride && stride->scale) {
     llvm::Value *elements = runtimeStride(*stride);
     whenUnitStride(

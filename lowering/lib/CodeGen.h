@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace blockc {
 
@@ -139,6 +140,15 @@ private:
   llvm::Value *gatherStrip(llvm::Type *type, llvm::Value *ptrs, llvm::Align align,
                            llvm::Value *mask, llvm::Value *passthru);
   void scatterStrip(llvm::Value *value, llvm::Value *ptrs, llvm::Align align, llvm::Value *mask);
+  /// A strip of `op`'s store, contiguous at `ptr`: non-temporal when the
+  /// store may stream (CompileOptions::streamingStores, findStreamableStores),
+  /// every lane of `mask` is on and, on x86, `ptr` is aligned to the vector;
+  /// a plain (masked) store otherwise.
+  void streamOrStoreStrip(const Operation &op, llvm::Value *value, llvm::Value *ptr,
+                          llvm::Align align, llvm::Value *mask);
+  /// The block stores to pointer arguments the kernel never loads from, on
+  /// ISAs with non-temporal vector stores that blockc uses (x86, NEON).
+  void findStreamableStores(const Function &fn);
   /// Lanes `stride` elements apart from `first`, where the ISA has such
   /// accesses (IsaLowering::hasStridedAccess).
   llvm::Value *stridedLoadStrip(llvm::Type *type, llvm::Value *first, llvm::Value *stride,
@@ -326,6 +336,10 @@ private:
   /// A scalar argument known to be 1 in the code being emitted (inside the
   /// rows-contiguous version of a transposable access).
   const Value *knownUnitScale_ = nullptr;
+  std::unordered_set<const Operation *> streamableStores_;
+  /// Non-temporal stores are weakly ordered: a kernel that issued one fences
+  /// before it returns, so the launcher's barrier publishes its output.
+  bool emittedStreamingStore_ = false;
   uint64_t scratchBytes_ = 0;
   uint64_t largestScratchBytes_ = 0;
   std::string largestScratch_;

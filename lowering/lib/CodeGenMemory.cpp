@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen.h"
+#include "StripGroups.h"
+#include "blockc/frontend/IRUtils.h"
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
@@ -108,6 +110,75 @@ void KernelCodeGen::stridedStoreStrip(llvm::Value *value, llvm::Value *first, ll
                          {value->getType(), first->getType(), b_.getInt64Ty()},
                          {value, first, bytes, mask ? mask : allTrueMask(), vectorLength()});
   setPointerAlignment(store, 1, align);
+}
+
+void KernelCodeGen::findStreamableStores(const Function &fn) {
+  streamableStores_.clear();
+  bool fixedWidthSimd =
+      !stripCount_.isScalable() && (target_.arch == Arch::X86_64 || target_.arch == Arch::AArch64);
+  if (options_.streamingStores == CompileOptions::StreamingStores::Never || !fixedWidthSimd)
+    return;
+  std::unordered_set<const Value *> loadedRoots;
+  bool loadsUnknown = false;
+  std::vector<const Operation *> stores;
+  walkOps(const_cast<Region &>(fn.body), [&](Operation &op) {
+    if (op.kind() == OpKind::Load) {
+      const Value *root = rootPointer(op.operands[0]);
+      loadsUnknown |= !root;
+      loadedRoots.insert(root);
+    } else if (op.kind() == OpKind::Store && op.operands[0]->type().isBlock()) {
+      stores.push_back(&op);
+    }
+  });
+  if (loadsUnknown)
+    return; // a load from a computed pointer could read any output back
+  for (const Operation *store : stores) {
+    const Value *root = rootPointer(store->operands[0]);
+    if (root && !loadedRoots.count(root))
+      streamableStores_.insert(store);
+  }
+}
+
+void KernelCodeGen::streamOrStoreStrip(const Operation &op, llvm::Value *value, llvm::Value *ptr,
+                                       llvm::Align align, llvm::Value *mask) {
+  const llvm::DataLayout &layout = module_.getDataLayout();
+  uint64_t vectorBytes = layout.getTypeStoreSize(value->getType()).getFixedValue();
+  llvm::Value *stream = b_.getTrue();
+  if (options_.streamingStores == CompileOptions::StreamingStores::Auto) {
+    // Bytes this store writes over the launch: one block per program.
+    const Type &type = op.operands[0]->type();
+    uint64_t blockBytes =
+        uint64_t(type.numElements()) * layout.getTypeAllocSize(memoryType(op.operands[1]->type()));
+    llvm::Value *programs =
+        b_.CreateMul(b_.CreateMul(b_.CreateZExt(gridSizes_[0], b_.getInt64Ty()),
+                                  b_.CreateZExt(gridSizes_[1], b_.getInt64Ty())),
+                     b_.CreateZExt(gridSizes_[2], b_.getInt64Ty()));
+    stream = b_.CreateICmpUGE(programs, i64(int64_t(kStreamingStoreBytes / blockBytes)));
+  }
+  // x86's non-temporal stores (vmovntps) need an address aligned to the vector.
+  if (target_.arch == Arch::X86_64) {
+    llvm::Value *misaligned =
+        b_.CreateAnd(b_.CreatePtrToInt(ptr, b_.getInt64Ty()), i64(int64_t(vectorBytes) - 1));
+    stream = b_.CreateAnd(stream, b_.CreateICmpEQ(misaligned, i64(0)));
+  }
+  // A block's mask is usually on for every strip but the last program's:
+  // those strips stream, the partial ones take the masked store.
+  if (mask)
+    stream = b_.CreateAnd(stream, b_.CreateAndReduce(mask));
+  auto *streaming = llvm::BasicBlock::Create(ctx_, "store.stream", fn_);
+  auto *plain = llvm::BasicBlock::Create(ctx_, "store.plain", fn_);
+  auto *done = llvm::BasicBlock::Create(ctx_, "store.done", fn_);
+  b_.CreateCondBr(stream, streaming, plain);
+  b_.SetInsertPoint(streaming);
+  llvm::StoreInst *store = b_.CreateAlignedStore(value, ptr, llvm::Align(vectorBytes));
+  store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                     llvm::MDNode::get(ctx_, llvm::ConstantAsMetadata::get(b_.getInt32(1))));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(plain);
+  storeStrip(value, ptr, align, mask);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  emittedStreamingStore_ = true;
 }
 
 } // namespace blockc

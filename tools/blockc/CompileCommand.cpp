@@ -49,6 +49,9 @@ std::vector<FlagSpec> compilerFlags() {
       {"--dot-strategy", "NAME",
        "compute dots with NAME from the target's cascade where it applies, or 'generic' "
        "(default: the best that applies; 'blockc targets' lists them)"},
+      {"--streaming-stores", "WHEN",
+       "auto, always or never: non-temporal stores for outputs the kernel never reads back "
+       "(auto: where a launch writes 32 MiB or more through the store; x86 and AArch64)"},
       {"-L", "DIR", "--emit=so: look for the target's SLEEF and libm in DIR first (repeatable)",
        true},
   };
@@ -65,6 +68,17 @@ bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::str
   options.checkBounds = args.has("--check-bounds");
   options.canonicalizePointers = !args.has("--no-canonicalize-pointers");
   options.dotStrategy = args.value("--dot-strategy");
+  std::string streaming = args.value("--streaming-stores", "auto");
+  if (streaming == "auto") {
+    options.streamingStores = CompileOptions::StreamingStores::Auto;
+  } else if (streaming == "always") {
+    options.streamingStores = CompileOptions::StreamingStores::Always;
+  } else if (streaming == "never") {
+    options.streamingStores = CompileOptions::StreamingStores::Never;
+  } else {
+    error = "--streaming-stores=" + streaming + ": expected auto, always or never";
+    return false;
+  }
   options.dumpDir = args.value("--dump-dir");
   options.librarySearchPaths = args.values("-L");
   for (const std::string &stage : args.values("--print-after")) {

@@ -44,6 +44,7 @@ std::string KernelCache::key(const SourceFile &source, const CompileOptions &opt
   add(options.checkBounds ? "bounds-checked" : "unchecked");
   add(options.canonicalizePointers ? "canonical-pointers" : "carried-pointer-tiles");
   add("dot strategy " + options.dotStrategy);
+  add("streaming stores " + std::to_string(int(options.streamingStores)));
   for (const std::string &kernel : options.kernels)
     add("kernel " + kernel);
   std::string out;

@@ -45,6 +45,11 @@ struct CompileOptions {
   /// applies, and with the generic path elsewhere (`generic`: always); empty:
   /// the best strategy that accepts each dot. For tests and comparisons.
   std::string dotStrategy;
+  /// Stores that bypass the cache (non-temporal) for outputs the kernel never
+  /// reads: `Auto` where a launch writes at least kStreamingStoreBytes through
+  /// the store (decided when the kernel runs, from its grid), `Always`, `Never`.
+  enum class StreamingStores { Auto, Always, Never };
+  StreamingStores streamingStores = StreamingStores::Auto;
   /// Folders where `--emit=so` looks for the target's SLEEF and libm before
   /// the system's (for a cross target: its Debian sysroot, /usr/TRIPLE/lib).
   std::vector<std::string> librarySearchPaths;
@@ -55,6 +60,12 @@ struct CompileOptions {
 /// that its threads' stacks hold a kernel's actual need (docs/launcher.md,
 /// "Stack").
 constexpr uint64_t kMaxScratchBytes = uint64_t(2) << 20;
+
+/// The bytes one store writes over a whole launch from which
+/// `--streaming-stores=auto` bypasses the cache: more than the last-level cache
+/// of the boards and desktop CPUs blockc targets, so that output would not stay
+/// cached for the next kernel anyway.
+constexpr uint64_t kStreamingStoreBytes = uint64_t(32) << 20;
 
 enum class EmitKind { LLVMIR, Assembly, Object, SharedLibrary, Header };
 
