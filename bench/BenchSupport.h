@@ -26,6 +26,17 @@ inline Buffer makeBuffer(size_t n, unsigned seed) {
   return b;
 }
 
+/// makeBuffer's values, first written by `threads` OpenMP threads in the
+/// contiguous ranges a static schedule gives them, so that each page lies on
+/// the memory node of the thread that will use it (first touch).
+inline Buffer makeBufferTouchedBy(int threads, size_t n, unsigned seed) {
+  Buffer b(static_cast<float *>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)));
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t i = 0; i < n; ++i)
+    b[i] = float((i * 2654435761u + seed * 977u) % 2001) / 1000.f - 1.f;
+  return b;
+}
+
 inline blockc_launch_options threadsOption(int n) {
   blockc_launch_options o;
   blockc_launch_options_init(&o);

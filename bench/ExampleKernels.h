@@ -27,10 +27,10 @@ inline std::string exampleSource(const std::string &example) {
 /// for the host with `defines` bound; exits with the diagnostic if it does
 /// not compile. The kernel lives until the process ends.
 inline const JitKernel &compiledKernel(const std::string &name, const std::string &source,
-                                       const ConstexprBindings &defines) {
+                                       const ConstexprBindings &defines,
+                                       CompileOptions options = CompileOptions()) {
   static std::vector<std::unique_ptr<JitModule>> modules;
   SourceFile file{name, source};
-  CompileOptions options;
   options.defines = defines;
   DiagnosticEngine diags;
   modules.push_back(JitModule::compile(file, options, diags));
@@ -41,9 +41,9 @@ inline const JitKernel &compiledKernel(const std::string &name, const std::strin
   return modules.back()->kernels()[0];
 }
 
-inline const JitKernel &exampleKernel(const std::string &example,
-                                      const ConstexprBindings &defines) {
-  return compiledKernel(example + ".bir", exampleSource(example), defines);
+inline const JitKernel &exampleKernel(const std::string &example, const ConstexprBindings &defines,
+                                      CompileOptions options = CompileOptions()) {
+  return compiledKernel(example + ".bir", exampleSource(example), defines, std::move(options));
 }
 
 } // namespace blockc::bench

@@ -12,6 +12,7 @@
 #include "Baselines.h"
 #include "BenchSupport.h"
 #include "ExampleKernels.h"
+#include "WorkerTimes.h"
 
 #include <map>
 
@@ -36,6 +37,63 @@ void vectorAddBlockc(benchmark::State &state) {
       state.SkipWithError(blockc_last_error());
       return;
     }
+  state.SetBytesProcessed(state.iterations() * kAddN * 12);
+}
+
+// The same kernel without non-temporal stores: streaming against cached stores.
+void vectorAddCachedStores(benchmark::State &state) {
+  CompileOptions options;
+  options.streamingStores = CompileOptions::StreamingStores::Never;
+  static const JitKernel &kernel =
+      exampleKernel("vector_add", {{"BLOCK", std::to_string(kAddBlock)}}, options);
+  static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
+  float *pa = a.get(), *pb = b.get(), *pc = c.get();
+  int32_t n = kAddN;
+  void *args[] = {&pa, &pb, &pc, &n};
+  blockc_launch_options options2 = threadsOption(int(state.range(0)));
+  for (auto _ : state)
+    if (blockc_launch(kernel.fn, args, {kAddN / kAddBlock, 1, 1}, &options2) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+  state.SetBytesProcessed(state.iterations() * kAddN * 12);
+}
+
+// Where a launch's time goes (WorkerTimes.h), averaged over the iterations:
+// args (threads, first touch by one thread = 0 or by the launch's threads = 1).
+void vectorAddWorkerTimes(benchmark::State &state) {
+  static const JitKernel &kernel =
+      exampleKernel("vector_add", {{"BLOCK", std::to_string(kAddBlock)}});
+  int threads = int(state.range(0));
+  int touching = state.range(1) ? threads : 1;
+  Buffer a = makeBufferTouchedBy(touching, kAddN, 1), b = makeBufferTouchedBy(touching, kAddN, 2),
+         c = makeBufferTouchedBy(touching, kAddN, 3);
+  float *pa = a.get(), *pb = b.get(), *pc = c.get();
+  int32_t n = kAddN;
+  void *args[] = {&pa, &pb, &pc, &n};
+  blockc_launch_options options = threadsOption(threads);
+  WorkerTimes::wrap(kernel.fn);
+  WorkerTimes::Summary total;
+  for (auto _ : state) {
+    int status = 0;
+    WorkerTimes::Summary s =
+        WorkerTimes::timeLaunch(args, {kAddN / kAddBlock, 1, 1}, &options, status);
+    if (status != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+    total.startupUs += s.startupUs;
+    total.busiestUs += s.busiestUs;
+    total.meanBusyUs += s.meanBusyUs;
+    total.lastEndUs += s.lastEndUs;
+    total.threadsUsed = s.threadsUsed;
+  }
+  double iterations = double(state.iterations());
+  state.counters["startup_us"] = total.startupUs / iterations;
+  state.counters["busiest_us"] = total.busiestUs / iterations;
+  state.counters["mean_busy_us"] = total.meanBusyUs / iterations;
+  state.counters["last_end_us"] = total.lastEndUs / iterations;
+  state.counters["threads_used"] = total.threadsUsed;
   state.SetBytesProcessed(state.iterations() * kAddN * 12);
 }
 
@@ -110,6 +168,15 @@ void fusedSoftmaxBlockc(benchmark::State &state) {
 
 BENCHMARK(vectorAddBlockc)->Name("vector_add/blockc")->Apply(threadArgs);
 BENCHMARK(vectorAddBaseline)->Name("vector_add/baseline")->Apply(threadArgs);
+BENCHMARK(vectorAddCachedStores)->Name("vector_add/baseline_cached_stores")->Apply(threadArgs);
+BENCHMARK(vectorAddWorkerTimes)
+    ->Name("vector_add_workers")
+    ->Apply([](benchmark::internal::Benchmark *b) {
+      for (int64_t t : threadCounts())
+        for (int64_t touch : {0, 1})
+          b->Args({t, touch});
+      b->ArgNames({"threads", "parallel_touch"})->UseRealTime()->Unit(benchmark::kMillisecond);
+    });
 BENCHMARK(softmaxBlockc)->Name("softmax/blockc")->Apply(softmaxArgs);
 BENCHMARK(softmaxBaseline)->Name("softmax/baseline")->Apply(softmaxArgs);
 BENCHMARK(softmaxSleefBaseline)->Name("softmax/baseline_sleef")->Apply(softmaxArgs);
