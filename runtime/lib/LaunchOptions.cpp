@@ -59,7 +59,7 @@ extern "C" void blockc_launch_options_init(blockc_launch_options *options) {
   options->num_threads = 0;
   options->order = BLOCKC_ORDER_X_FASTEST;
   options->group_size = 8; // Triton's usual GROUP_M
-  options->schedule = BLOCKC_SCHEDULE_STATIC;
+  options->schedule = BLOCKC_SCHEDULE_AUTO;
   options->chunk_size = 0;
   options->num_affinity_cores = 0;
 }
@@ -82,10 +82,10 @@ extern "C" int blockc_launch_options_check(const blockc_launch_options *options)
                 "group_size = %d: the grouped order needs a group size of at least 1",
                 o.group_size);
   if (o.schedule != BLOCKC_SCHEDULE_STATIC && o.schedule != BLOCKC_SCHEDULE_DYNAMIC &&
-      o.schedule != BLOCKC_SCHEDULE_GUIDED)
+      o.schedule != BLOCKC_SCHEDULE_GUIDED && o.schedule != BLOCKC_SCHEDULE_AUTO)
     return fail(BLOCKC_ERROR_INVALID_OPTION,
-                "schedule = %d: expected BLOCKC_SCHEDULE_STATIC (0), BLOCKC_SCHEDULE_DYNAMIC (1) "
-                "or BLOCKC_SCHEDULE_GUIDED (2)",
+                "schedule = %d: expected BLOCKC_SCHEDULE_STATIC (0), BLOCKC_SCHEDULE_DYNAMIC (1), "
+                "BLOCKC_SCHEDULE_GUIDED (2) or BLOCKC_SCHEDULE_AUTO (3)",
                 o.schedule);
   if (o.chunk_size < 0)
     return fail(BLOCKC_ERROR_INVALID_OPTION,

@@ -106,10 +106,12 @@ int readSchedule(blockc_launch_options &options, bool &hasChunk) {
     options.schedule = BLOCKC_SCHEDULE_DYNAMIC;
   else if (equalsIgnoringCase(kind, "guided"))
     options.schedule = BLOCKC_SCHEDULE_GUIDED;
+  else if (equalsIgnoringCase(kind, "auto"))
+    options.schedule = BLOCKC_SCHEDULE_AUTO;
   else
     return fail(kInvalid,
-                "BLOCKC_SCHEDULE=\"%s\": expected static, dynamic or guided, optionally followed "
-                "by ,CHUNK",
+                "BLOCKC_SCHEDULE=\"%s\": expected static, dynamic, guided or auto, optionally "
+                "followed by ,CHUNK",
                 value);
   if (comma == std::string_view::npos) {
     // As with OMP_SCHEDULE, a kind without a chunk means that kind's default

@@ -64,6 +64,16 @@ template <typename Order> void runShareOfLoop(const Launch &launch, const Order 
   const int64_t programs = launch.programs;
   const int chunk = launch.options.chunk_size;
   switch (launch.options.schedule) {
+  case BLOCKC_SCHEDULE_AUTO: {
+    // About eight chunks per thread: enough for the fast cores to take over
+    // from a slow one, few enough that the shared counter costs nothing.
+    const int64_t share = programs / (int64_t(omp_get_num_threads()) * 8);
+    const int autoChunk = chunk > 0 ? chunk : int(std::clamp<int64_t>(share, 1, INT32_MAX));
+#pragma omp for schedule(dynamic, autoChunk) nowait
+    for (int64_t flat = 0; flat < programs; ++flat)
+      runProgram(launch, order, flat);
+    break;
+  }
   case BLOCKC_SCHEDULE_DYNAMIC: {
     const int dynamicChunk = std::max(chunk, 1); // OpenMP's default chunk is 1
 #pragma omp for schedule(dynamic, dynamicChunk) nowait

@@ -778,11 +778,11 @@ TEST(LaunchFlags, BadValuesNameTheFlag) {
             "group_size = 0: the grouped order needs a group size of at least 1 (from "
             "--group-size)");
   f = {};
-  f.schedule = "auto";
-  EXPECT_EQ(flagError(f),
-            "--schedule 'auto': expected static, dynamic or guided, optionally followed by ,CHUNK");
+  f.schedule = "runtime";
+  EXPECT_EQ(flagError(f), "--schedule 'runtime': expected static, dynamic, guided or auto, "
+                          "optionally followed by ,CHUNK");
   f.schedule = "dynamic,";
-  EXPECT_EQ(flagError(f), "--schedule 'dynamic,': expected static, dynamic or guided, "
+  EXPECT_EQ(flagError(f), "--schedule 'dynamic,': expected static, dynamic, guided or auto, "
                           "optionally followed by ,CHUNK");
   f.schedule = "dynamic,-4";
   EXPECT_EQ(flagError(f),

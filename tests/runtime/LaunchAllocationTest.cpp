@@ -55,8 +55,8 @@ TEST(Launcher, AllocatesNothingPerLaunch) {
 
   int64_t before = newCalls.load();
   for (int32_t order : {BLOCKC_ORDER_X_FASTEST, BLOCKC_ORDER_Z_FASTEST, BLOCKC_ORDER_GROUPED})
-    for (int32_t schedule :
-         {BLOCKC_SCHEDULE_STATIC, BLOCKC_SCHEDULE_DYNAMIC, BLOCKC_SCHEDULE_GUIDED}) {
+    for (int32_t schedule : {BLOCKC_SCHEDULE_STATIC, BLOCKC_SCHEDULE_DYNAMIC,
+                             BLOCKC_SCHEDULE_GUIDED, BLOCKC_SCHEDULE_AUTO}) {
       options.order = order;
       options.schedule = schedule;
       EXPECT_EQ(blockc_launch(countCalls, args, {64, 64, 3}, &options), BLOCKC_SUCCESS);
@@ -66,7 +66,7 @@ TEST(Launcher, AllocatesNothingPerLaunch) {
   options.num_threads = -1;
   EXPECT_EQ(blockc_launch(countCalls, args, {100, 1, 1}, &options), BLOCKC_ERROR_INVALID_OPTION);
   EXPECT_EQ(newCalls.load() - before, 0);
-  EXPECT_EQ(calls.load(), 64 * 64 + 9 * 64 * 64 * 3 + 1 + 100);
+  EXPECT_EQ(calls.load(), 64 * 64 + 12 * 64 * 64 * 3 + 1 + 100);
 }
 
 } // namespace

@@ -45,7 +45,7 @@ TEST(LaunchOptions, Defaults) {
   EXPECT_EQ(options.num_threads, 0);
   EXPECT_EQ(options.order, BLOCKC_ORDER_X_FASTEST);
   EXPECT_EQ(options.group_size, 8);
-  EXPECT_EQ(options.schedule, BLOCKC_SCHEDULE_STATIC);
+  EXPECT_EQ(options.schedule, BLOCKC_SCHEDULE_AUTO);
   EXPECT_EQ(options.chunk_size, 0);
   EXPECT_EQ(options.num_affinity_cores, 0);
   EXPECT_EQ(blockc_launch_options_check(&options), BLOCKC_SUCCESS);
@@ -167,8 +167,9 @@ const BadVariable kBadVariables[] = {
     {"BLOCKC_GROUP_SIZE", "0", "BLOCKC_GROUP_SIZE=\"0\": expected an integer from 1 to 2147483647"},
     {"BLOCKC_GROUP_SIZE", "8.5",
      "BLOCKC_GROUP_SIZE=\"8.5\": expected an integer from 1 to 2147483647"},
-    {"BLOCKC_SCHEDULE", "auto",
-     "BLOCKC_SCHEDULE=\"auto\": expected static, dynamic or guided, optionally followed by ,CHUNK"},
+    {"BLOCKC_SCHEDULE", "runtime",
+     "BLOCKC_SCHEDULE=\"runtime\": expected static, dynamic, guided or auto, optionally followed "
+     "by ,CHUNK"},
     {"BLOCKC_SCHEDULE", "static,",
      "BLOCKC_SCHEDULE=\"static,\": the chunk after the comma must be an integer from 0 to "
      "2147483647"},
@@ -269,8 +270,8 @@ const BadOption kBadOptions[] = {
      },
      "group_size = 0: the grouped order needs a group size of at least 1"},
     {"UnknownSchedule", [](auto &o) { o.schedule = -2; },
-     "schedule = -2: expected BLOCKC_SCHEDULE_STATIC (0), BLOCKC_SCHEDULE_DYNAMIC (1) or "
-     "BLOCKC_SCHEDULE_GUIDED (2)"},
+     "schedule = -2: expected BLOCKC_SCHEDULE_STATIC (0), BLOCKC_SCHEDULE_DYNAMIC (1), "
+     "BLOCKC_SCHEDULE_GUIDED (2) or BLOCKC_SCHEDULE_AUTO (3)"},
     {"NegativeChunk", [](auto &o) { o.chunk_size = -4; },
      "chunk_size = -4: expected 0 (the schedule's default) or more"},
     {"NegativeCoreCount", [](auto &o) { o.num_affinity_cores = -1; },

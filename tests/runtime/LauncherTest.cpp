@@ -102,17 +102,20 @@ std::string scheduleName(blockc_schedule schedule) {
     return "static";
   case BLOCKC_SCHEDULE_DYNAMIC:
     return "dynamic";
-  default:
+  case BLOCKC_SCHEDULE_GUIDED:
     return "guided";
+  default:
+    return "auto";
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Launcher, EveryOrderAndSchedule,
-    testing::Combine(
-        testing::Values(BLOCKC_ORDER_X_FASTEST, BLOCKC_ORDER_Z_FASTEST, BLOCKC_ORDER_GROUPED),
-        testing::Values(BLOCKC_SCHEDULE_STATIC, BLOCKC_SCHEDULE_DYNAMIC, BLOCKC_SCHEDULE_GUIDED),
-        testing::Values(0, 4), testing::Values(0, 1, 2, 3)),
+    testing::Combine(testing::Values(BLOCKC_ORDER_X_FASTEST, BLOCKC_ORDER_Z_FASTEST,
+                                     BLOCKC_ORDER_GROUPED),
+                     testing::Values(BLOCKC_SCHEDULE_STATIC, BLOCKC_SCHEDULE_DYNAMIC,
+                                     BLOCKC_SCHEDULE_GUIDED, BLOCKC_SCHEDULE_AUTO),
+                     testing::Values(0, 4), testing::Values(0, 1, 2, 3)),
     [](const testing::TestParamInfo<OrderScheduleChunkThreads> &info) {
       // std::get, not a structured binding: its commas would split the macro argument.
       return orderName(std::get<0>(info.param)) + "_" + scheduleName(std::get<1>(info.param)) +

@@ -159,11 +159,12 @@ bool applyLaunchFlags(const LaunchFlags &flags, blockc_launch_options &options,
     if (!parseWord(text.substr(0, comma),
                    {{"static", BLOCKC_SCHEDULE_STATIC},
                     {"dynamic", BLOCKC_SCHEDULE_DYNAMIC},
-                    {"guided", BLOCKC_SCHEDULE_GUIDED}},
+                    {"guided", BLOCKC_SCHEDULE_GUIDED},
+                    {"auto", BLOCKC_SCHEDULE_AUTO}},
                    o.schedule) ||
         (scheduleHasChunk && !parseWhole(text.substr(comma + 1), o.chunk_size))) {
       error = "--schedule " + quoted(text) +
-              ": expected static, dynamic or guided, optionally followed by ,CHUNK";
+              ": expected static, dynamic, guided or auto, optionally followed by ,CHUNK";
       return false;
     }
     // As with BLOCKC_SCHEDULE and OMP_SCHEDULE: a kind without a chunk means

@@ -60,11 +60,16 @@ typedef enum blockc_grid_order {
   BLOCKC_ORDER_GROUPED = 2
 } blockc_grid_order;
 
-/* The OpenMP schedule of the flat loop. */
+/* The OpenMP schedule of the flat loop. AUTO, the default, is dynamic in
+ * chunks of about one eighth of a thread's share of the grid (chunk_size, when
+ * set, overrides that): cores that run slower than others (a busy
+ * neighbour, a farther cache slice) take fewer chunks instead of holding up
+ * the launch, at one shared-counter update per chunk. */
 typedef enum blockc_schedule {
   BLOCKC_SCHEDULE_STATIC = 0,
   BLOCKC_SCHEDULE_DYNAMIC = 1,
-  BLOCKC_SCHEDULE_GUIDED = 2
+  BLOCKC_SCHEDULE_GUIDED = 2,
+  BLOCKC_SCHEDULE_AUTO = 3
 } blockc_schedule;
 
 /* Affinity lives in the options struct, not behind a pointer, so that a launch
@@ -88,8 +93,8 @@ typedef struct blockc_launch_options {
   int32_t affinity_cores[BLOCKC_MAX_AFFINITY_CORES];
 } blockc_launch_options;
 
-/* Sets the defaults: OpenMP's thread count, x fastest, group size 8, static
- * schedule with OpenMP's default chunk, no pinning. Reads no environment. */
+/* Sets the defaults: OpenMP's thread count, x fastest, group size 8, the auto
+ * schedule, no pinning. Reads no environment. */
 void blockc_launch_options_init(blockc_launch_options *options);
 
 /* Overrides the fields whose environment variable is set and not empty
