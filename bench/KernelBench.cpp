@@ -24,9 +24,8 @@ namespace {
 constexpr int64_t kAddN = int64_t(1) << 24;
 constexpr int kAddBlock = 4096;
 
-void vectorAddBlockc(benchmark::State &state) {
-  static const JitKernel &kernel =
-      exampleKernel("vector_add", {{"BLOCK", std::to_string(kAddBlock)}});
+/// Launches `kernel` (vector_add) over 2^24 elements at state.range(0) threads.
+void benchVectorAdd(benchmark::State &state, const JitKernel &kernel) {
   static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
   float *pa = a.get(), *pb = b.get(), *pc = c.get();
   int32_t n = kAddN;
@@ -40,23 +39,19 @@ void vectorAddBlockc(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * kAddN * 12);
 }
 
+void vectorAddBlockc(benchmark::State &state) {
+  static const JitKernel &kernel =
+      exampleKernel("vector_add", {{"BLOCK", std::to_string(kAddBlock)}});
+  benchVectorAdd(state, kernel);
+}
+
 // The same kernel without non-temporal stores: streaming against cached stores.
 void vectorAddCachedStores(benchmark::State &state) {
   CompileOptions options;
   options.streamingStores = CompileOptions::StreamingStores::Never;
   static const JitKernel &kernel =
       exampleKernel("vector_add", {{"BLOCK", std::to_string(kAddBlock)}}, options);
-  static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
-  float *pa = a.get(), *pb = b.get(), *pc = c.get();
-  int32_t n = kAddN;
-  void *args[] = {&pa, &pb, &pc, &n};
-  blockc_launch_options options2 = threadsOption(int(state.range(0)));
-  for (auto _ : state)
-    if (blockc_launch(kernel.fn, args, {kAddN / kAddBlock, 1, 1}, &options2) != BLOCKC_SUCCESS) {
-      state.SkipWithError(blockc_last_error());
-      return;
-    }
-  state.SetBytesProcessed(state.iterations() * kAddN * 12);
+  benchVectorAdd(state, kernel);
 }
 
 // Where a launch's time goes (WorkerTimes.h), averaged over the iterations:

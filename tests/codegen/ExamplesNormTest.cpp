@@ -5,40 +5,14 @@
 // with or without fma, is within gamma_k = k*u/(1 - k*u) times the sum of the
 // terms' magnitudes; a SLEEF 1-ulp function is within 2u of its exact value
 // (an ulp is at most 2u relative); each check allows about twice its bound.
-#include "Reference.h"
+#include "ExampleTesting.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 using namespace blockc;
 using namespace blockc::test;
 
 namespace {
-
-constexpr double kU = 1.0 / (1 << 24);
-double gammaK(double k) {
-  return k * kU / (1 - k * kU);
-}
-
-std::string example(const std::string &name) {
-  std::ifstream in(std::string(BLOCKC_EXAMPLES_DIR) + "/" + name + ".bir");
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_FALSE(text.str().empty()) << name;
-  return text.str();
-}
-
-std::vector<float> randomFloats(size_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-const float kUntouched = -777.f;
 
 // Softmax of M rows, each whole in one block (n_cols <= BLOCK), with padded row
 // strides. The maximum is exact and the reference forms x - max in f32 as the

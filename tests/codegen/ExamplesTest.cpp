@@ -4,40 +4,14 @@
 // terms in any order, with or without fma, is within gamma_k = k*u/(1 - k*u)
 // times the sum of the terms' magnitudes, where k is the longest chain of
 // additions any element goes through.
-#include "Reference.h"
+#include "ExampleTesting.h"
 
 #include <array>
-#include <fstream>
-#include <sstream>
 
 using namespace blockc;
 using namespace blockc::test;
 
 namespace {
-
-constexpr double kU = 1.0 / (1 << 24);
-double gammaK(double k) {
-  return k * kU / (1 - k * kU);
-}
-
-std::string example(const std::string &name) {
-  std::ifstream in(std::string(BLOCKC_EXAMPLES_DIR) + "/" + name + ".bir");
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_FALSE(text.str().empty()) << name;
-  return text.str();
-}
-
-std::vector<float> randomFloats(size_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-const float kUntouched = -777.f;
 
 // f32 addition is exactly rounded, so c must equal a + b bit for bit.
 TEST(Examples, VectorAdd) {
