@@ -276,18 +276,21 @@ std::string StripGroupFinder::check(const StripGroup &group) {
       return "%" + value->name() + ", which " + describeOp(*sink->op) +
              " computes, is read by another of its consumers";
 
-  // Loads the loop evaluates at the anchor, wherever they were written.
-  std::vector<std::pair<size_t, const Operation *>> loads;
+  // Loads the loop evaluates at the anchor, wherever they were written; one
+  // of an enclosing region counts as written before this region's first op.
+  std::vector<std::pair<int64_t, const Operation *>> loads;
   for (const Value *v : chain)
-    if (v->definingOp() && v->definingOp()->kind() == OpKind::Load && !plan_.isMaterialized(v))
-      loads.push_back({index_.at(v->definingOp()), v->definingOp()});
-  size_t first = anchor;
+    if (v->definingOp() && v->definingOp()->kind() == OpKind::Load && !plan_.isMaterialized(v)) {
+      auto it = index_.find(v->definingOp());
+      loads.push_back({it == index_.end() ? -1 : int64_t(it->second), v->definingOp()});
+    }
+  int64_t first = int64_t(anchor);
   for (const auto &load : loads)
     first = std::min(first, load.first);
   for (const StripSink &sink : group.sinks)
-    first = std::min(first, positionOf(sink));
+    first = std::min(first, int64_t(positionOf(sink)));
 
-  for (size_t p = first + 1; p < anchor; ++p) {
+  for (size_t p = size_t(first + 1); p < anchor; ++p) {
     const Operation &op = *region_.ops[p];
     bool virtualOp = !op.results.empty() && op.regions.empty() &&
                      std::all_of(op.results.begin(), op.results.end(), [&](const auto &r) {
@@ -299,7 +302,7 @@ std::string StripGroupFinder::check(const StripGroup &group) {
     for (const StripSink &sink : group.sinks)
       storeBefore |= sink.kind == StripSink::Kind::Store && positionOf(sink) < p;
     for (const auto &load : loads)
-      loadBefore |= load.first < p;
+      loadBefore |= load.first < int64_t(p);
     std::unordered_set<const Value *> reads;
     collectChain(op, reads);
     for (const auto &[value, sink] : produced)
@@ -325,7 +328,7 @@ std::string StripGroupFinder::check(const StripGroup &group) {
       continue;
     for (const auto &[position, load] : loads) {
       const Value *loadPtr = load->operands[0], *storePtr = store.op->operands[0];
-      bool before = position < positionOf(store);
+      bool before = position < int64_t(positionOf(store));
       if (mayAlias(loadPtr, storePtr) && !(before && loadPtr == storePtr))
         return describeOp(*store.op) + " may overwrite what " + describeOp(*load) +
                " reads in the same loop";
