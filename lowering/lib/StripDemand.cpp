@@ -64,6 +64,35 @@ public:
     }
   }
 
+  /// A strip group evaluates every sink's strip before any sink writes, and
+  /// a reduction sink keeps its accumulators live across the loop.
+  void visitGroups() {
+    for (const StripGroup &group : plan_.groups) {
+      unsigned live = 0;
+      for (const StripSink &sink : group.sinks) {
+        switch (sink.kind) {
+        case StripSink::Kind::Store:
+          live += registersFor(sink.op->operands[1]);
+          break;
+        case StripSink::Kind::Reduce:
+          live += registersFor(sink.op->operands[0]) + 4; // up to four accumulators
+          break;
+        case StripSink::Kind::Materialize: {
+          unsigned widest = 1;
+          for (const Value *operand : sink.op->operands)
+            widest = std::max(widest, registersFor(operand));
+          live += widest;
+          break;
+        }
+        case StripSink::Kind::Carried:
+          live += registersFor(sink.op->operands[sink.carriedIndex]);
+          break;
+        }
+      }
+      demand.liveStrips = std::max(demand.liveStrips, live);
+    }
+  }
+
   StripDemand finish() {
     StripDemand result = demand;
     // Without data (a kernel storing only index arithmetic), size by that;
@@ -106,6 +135,7 @@ private:
 StripDemand measureStripDemand(const Function &fn, const FusionPlan &plan) {
   DemandWalk walk(plan);
   walk.visit(fn.body);
+  walk.visitGroups();
   return walk.finish();
 }
 
