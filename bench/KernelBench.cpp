@@ -101,22 +101,29 @@ void vectorAddBaseline(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * kAddN * 12);
 }
 
-void softmaxBlockc(benchmark::State &state) {
+/// Launches `kernel` (either softmax form) over an n x n matrix, one program
+/// per row: args (n, threads).
+void benchSoftmax(benchmark::State &state, const JitKernel &kernel) {
   int64_t n = state.range(0);
-  static std::map<int64_t, const JitKernel *> kernels;
-  if (!kernels.count(n))
-    kernels[n] = &exampleKernel("softmax", {{"BLOCK", std::to_string(std::min<int64_t>(n, 4096))}});
   Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
   float *pin = in.get(), *pout = out.get();
   int32_t cols = int32_t(n);
   void *args[] = {&pout, &pin, &cols, &cols, &cols};
   blockc_launch_options options = threadsOption(int(state.range(1)));
   for (auto _ : state)
-    if (blockc_launch(kernels[n]->fn, args, {n, 1, 1}, &options) != BLOCKC_SUCCESS) {
+    if (blockc_launch(kernel.fn, args, {n, 1, 1}, &options) != BLOCKC_SUCCESS) {
       state.SkipWithError(blockc_last_error());
       return;
     }
   state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void softmaxBlockc(benchmark::State &state) {
+  int64_t n = state.range(0);
+  static std::map<int64_t, const JitKernel *> kernels;
+  if (!kernels.count(n))
+    kernels[n] = &exampleKernel("softmax", {{"BLOCK", std::to_string(std::min<int64_t>(n, 4096))}});
+  benchSoftmax(state, *kernels[n]);
 }
 
 void softmaxBaseline(benchmark::State &state) {
@@ -146,17 +153,7 @@ void fusedSoftmaxBlockc(benchmark::State &state) {
   static std::map<int64_t, const JitKernel *> kernels;
   if (!kernels.count(n))
     kernels[n] = &exampleKernel("fused_softmax", {{"BLOCK", std::to_string(n)}});
-  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
-  float *pin = in.get(), *pout = out.get();
-  int32_t cols = int32_t(n);
-  void *args[] = {&pout, &pin, &cols, &cols, &cols};
-  blockc_launch_options options = threadsOption(int(state.range(1)));
-  for (auto _ : state)
-    if (blockc_launch(kernels[n]->fn, args, {n, 1, 1}, &options) != BLOCKC_SUCCESS) {
-      state.SkipWithError(blockc_last_error());
-      return;
-    }
-  state.SetBytesProcessed(state.iterations() * n * n * 8);
+  benchSoftmax(state, *kernels[n]);
 }
 
 } // namespace

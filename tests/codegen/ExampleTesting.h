@@ -10,6 +10,8 @@
 
 #include "Reference.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -37,6 +39,21 @@ inline std::vector<float> randomFloats(size_t n, float lo, float hi, unsigned se
   for (float &x : v)
     x = dist(rng);
   return v;
+}
+
+/// softmax of `x[0 .. cols)` in double, from x - max formed in f32 as the
+/// kernels form it (so exp's inputs are the kernels' own).
+inline std::vector<double> softmaxReference(const float *x, int cols) {
+  float mx = *std::max_element(x, x + cols);
+  std::vector<double> e(cols);
+  double sum = 0;
+  for (int j = 0; j < cols; ++j) {
+    float d = x[j] - mx;
+    sum += e[j] = std::exp(double(d));
+  }
+  for (double &v : e)
+    v /= sum;
+  return e;
 }
 
 /// What output padding holds before a launch, and must hold after it.
