@@ -148,6 +148,10 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
       new llvm::GlobalVariable(module_, b_.getInt64Ty(), true, llvm::GlobalValue::ExternalLinkage,
                                b_.getInt64(scratchBytes_), "blockc_scratch_bytes_" + fn.name);
   scratch->setAlignment(llvm::Align(8));
+  auto *requirements = new llvm::GlobalVariable(
+      module_, b_.getInt64Ty(), true, llvm::GlobalValue::ExternalLinkage,
+      b_.getInt64(coreRequirements_), "blockc_core_requirements_" + fn.name);
+  requirements->setAlignment(llvm::Align(8));
   return fn_;
 }
 

@@ -62,12 +62,15 @@ public:
                 const CompileOptions &options);
 
   /// Emits `void @name(ptr args, i32 pid_x, pid_y, pid_z, grid_x, grid_y, grid_z)`
-  /// with `plan` deciding which block values live in scratch, and the constant
-  /// `blockc_scratch_bytes_NAME` that launchers read.
+  /// with `plan` deciding which block values live in scratch, and the constants
+  /// `blockc_scratch_bytes_NAME` and `blockc_core_requirements_NAME` that
+  /// launchers read.
   llvm::Function *emitKernel(Function &fn, const FusionPlan &plan);
 
   /// Scratch memory a program of this kernel needs on its thread's stack.
   uint64_t scratchBytes() const { return scratchBytes_; }
+  /// CoreRequirement bits of the dot strategies the kernel uses.
+  uint64_t coreRequirements() const { return coreRequirements_; }
   /// The largest scratch buffer, for the error when there is too much.
   const std::string &largestScratch() const { return largestScratch_; }
 
@@ -341,6 +344,7 @@ private:
   /// before it returns, so the launcher's barrier publishes its output.
   bool emittedStreamingStore_ = false;
   uint64_t scratchBytes_ = 0;
+  uint64_t coreRequirements_ = 0;
   uint64_t largestScratchBytes_ = 0;
   std::string largestScratch_;
   /// Per-strip memo of evaluated values, keyed by value and coordinates.

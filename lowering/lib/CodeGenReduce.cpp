@@ -256,8 +256,10 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
                        }};
   for (const auto &strategy : isa_.dotStrategies())
     if ((options_.dotStrategy.empty() || options_.dotStrategy == strategy->name()) &&
-        strategy->accepts(operands))
+        strategy->accepts(operands)) {
+      coreRequirements_ |= strategy->coreRequirements();
       return strategy->emit(operands);
+    }
   bool isFloat = cType.isFloat();
   Type accElem = cType.elementType();
   llvm::Type *accTy = vectorOf(elementType(accElem));

@@ -186,7 +186,7 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
                       " KiB limit (largest: " + codegen.largestScratch() + "); use smaller blocks");
       return std::nullopt;
     }
-    result.kernels.push_back({fn.name, codegen.scratchBytes()});
+    result.kernels.push_back({fn.name, codegen.scratchBytes(), codegen.coreRequirements()});
   }
   std::string broken;
   llvm::raw_string_ostream brokenStream(broken);

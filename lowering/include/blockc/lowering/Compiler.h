@@ -75,6 +75,10 @@ struct CompiledKernel {
   /// Scratch memory one program needs on the stack of the thread running it
   /// (also in the object, as the constant `blockc_scratch_bytes_NAME`).
   uint64_t scratchBytes = 0;
+  /// CoreRequirement bits (IsaLowering.h): units only some cores have, which
+  /// the launcher must run the kernel on (also in the object, as the constant
+  /// `blockc_core_requirements_NAME`).
+  uint64_t coreRequirements = 0;
 };
 
 /// The output of a compile: the bytes of the requested kind (LLVM IR text,

@@ -17,6 +17,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/TypeSize.h"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -74,6 +75,16 @@ struct DotOperands {
   std::function<llvm::Value *(llvm::Type *type, const std::string &name)> allocateScratch;
 };
 
+/// What a kernel needs of the core that runs it beyond its target's ISA: a
+/// unit only some cores of a chip have. A bit set, recorded in the compiled
+/// kernel (CompiledKernel::coreRequirements, the object's constant
+/// `blockc_core_requirements_NAME`) and honoured by the launcher; the values
+/// are runtime.h's BLOCKC_REQUIRES_* bits.
+enum CoreRequirement : uint64_t {
+  /// The SpacemiT IME (smt.vmadot): on the K1, cores 0-3 only.
+  kRequiresSpacemitIme = 1,
+};
+
 /// One way of computing a dot: a matrix unit or a register-blocked vector
 /// micro-kernel. Lowering tries an ISA's strategies in order and falls back
 /// to its generic path, which accepts every dot.
@@ -83,6 +94,8 @@ public:
   virtual std::string_view name() const = 0;
   virtual bool accepts(const DotOperands &dot) const = 0;
   virtual void emit(const DotOperands &dot) const = 0;
+  /// CoreRequirement bits a kernel using this strategy carries.
+  virtual uint64_t coreRequirements() const { return 0; }
 };
 
 class IsaLowering {
