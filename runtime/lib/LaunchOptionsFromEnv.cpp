@@ -6,6 +6,7 @@
 // as OpenMP does for OMP_SCHEDULE.
 //
 //===----------------------------------------------------------------------===//
+#include "CoreList.h"
 #include "LastError.h"
 #include "blockc/runtime.h"
 
@@ -140,14 +141,21 @@ int readChunk(blockc_launch_options &options, bool scheduleHasChunk) {
   return BLOCKC_SUCCESS;
 }
 
-/// BLOCKC_AFFINITY is a list of core ids and ranges: `0-3,6,8`. The order is
-/// kept, because OpenMP thread t runs on the t-th listed core.
 int readAffinity(blockc_launch_options &options) {
   const char *value = readVariable("BLOCKC_AFFINITY");
   if (!value)
     return BLOCKC_SUCCESS;
+  return parseCoreList("BLOCKC_AFFINITY", value, options.affinity_cores,
+                       options.num_affinity_cores);
+}
+
+} // namespace
+
+// The order is kept, because OpenMP thread t runs on the t-th listed core.
+int blockc::runtime::parseCoreList(const char *variable, const char *value, int32_t *cores,
+                                   int32_t &count) {
   std::bitset<BLOCKC_MAX_CORE_ID + 1> listed;
-  int count = 0;
+  int32_t parsed = 0;
   std::string_view rest = value;
   while (true) {
     size_t comma = rest.find(',');
@@ -158,33 +166,31 @@ int readAffinity(blockc_launch_options &options) {
         (dash != std::string_view::npos &&
          !parseInteger(item.substr(dash + 1), 0, BLOCKC_MAX_CORE_ID, last)))
       return fail(kInvalid,
-                  "BLOCKC_AFFINITY=\"%s\": \"%.*s\" is not a core id or a range FIRST-LAST of core "
-                  "ids from 0 to %d",
-                  value, int(item.size()), item.data(), BLOCKC_MAX_CORE_ID);
+                  "%s=\"%s\": \"%.*s\" is not a core id or a range FIRST-LAST of core ids from 0 "
+                  "to %d",
+                  variable, value, int(item.size()), item.data(), BLOCKC_MAX_CORE_ID);
     if (dash == std::string_view::npos)
       last = first;
     if (first > last)
-      return fail(kInvalid, "BLOCKC_AFFINITY=\"%s\": the range \"%.*s\" is descending", value,
+      return fail(kInvalid, "%s=\"%s\": the range \"%.*s\" is descending", variable, value,
                   int(item.size()), item.data());
     for (int64_t core = first; core <= last; ++core) {
       if (listed.test(size_t(core)))
-        return fail(kInvalid, "BLOCKC_AFFINITY=\"%s\": core %lld is listed twice", value,
+        return fail(kInvalid, "%s=\"%s\": core %lld is listed twice", variable, value,
                     (long long)core);
-      if (count == BLOCKC_MAX_AFFINITY_CORES)
-        return fail(kInvalid, "BLOCKC_AFFINITY=\"%s\": more than %d cores", value,
+      if (parsed == BLOCKC_MAX_AFFINITY_CORES)
+        return fail(kInvalid, "%s=\"%s\": more than %d cores", variable, value,
                     BLOCKC_MAX_AFFINITY_CORES);
       listed.set(size_t(core));
-      options.affinity_cores[count++] = int32_t(core);
+      cores[parsed++] = int32_t(core);
     }
     if (comma == std::string_view::npos)
       break;
     rest.remove_prefix(comma + 1);
   }
-  options.num_affinity_cores = count;
+  count = parsed;
   return BLOCKC_SUCCESS;
 }
-
-} // namespace
 
 extern "C" int blockc_launch_options_from_env(blockc_launch_options *options,
                                               const char **error_message) {

@@ -6,6 +6,7 @@
 // the decoder and each thread's pinning state live on the stack.
 //
 //===----------------------------------------------------------------------===//
+#include "CoreRequirements.h"
 #include "GridOrder.h"
 #include "LastError.h"
 #include "ThreadPinning.h"
@@ -29,6 +30,7 @@ struct Launch {
   int64_t programs;
   const blockc_launch_options &options;
   uint64_t scratchBytes; // 0: not checked
+  const char *name;      // null: unknown
 };
 
 /// Whether this thread's stack holds a program of the launch.
@@ -41,10 +43,12 @@ bool stackFits(const Launch &launch, uint64_t &left) {
 }
 
 int stackTooSmall(const Launch &launch, int thread, uint64_t left) {
+  const bool named = launch.name && *launch.name;
   return fail(BLOCKC_ERROR_STACK,
-              "a program of this kernel needs %llu KiB of stack (%llu KiB of scratch and %d KiB "
+              "a program of %s%s needs %llu KiB of stack (%llu KiB of scratch and %d KiB "
               "for calls), but %s %d has %llu KiB left; raise OMP_STACKSIZE (e.g. "
               "OMP_STACKSIZE=%lluK) or use smaller blocks; the launch is incomplete",
+              named ? "kernel " : "this kernel", named ? launch.name : "",
               (unsigned long long)((launch.scratchBytes + BLOCKC_STACK_RESERVE_BYTES) >> 10),
               (unsigned long long)(launch.scratchBytes >> 10), BLOCKC_STACK_RESERVE_BYTES >> 10,
               thread == 0 ? "the launching thread or OpenMP thread" : "OpenMP thread", thread,
@@ -228,12 +232,32 @@ int countPrograms(const blockc_grid &grid, int64_t &programs) {
 
 extern "C" int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                              const blockc_launch_options *options) {
-  return blockc_launch_with_stack(kernel, args, grid, options, 0);
+  return blockc_launch_kernel(kernel, args, grid, options, nullptr);
 }
 
 extern "C" int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                                         const blockc_launch_options *options,
                                         uint64_t scratch_bytes) {
+  blockc_kernel_info info = BLOCKC_KERNEL_INFO(nullptr, scratch_bytes, 0);
+  return blockc_launch_kernel(kernel, args, grid, options, &info);
+}
+
+extern "C" int blockc_launch_kernel(blockc_kernel_fn kernel, void **args, blockc_grid grid,
+                                    const blockc_launch_options *options,
+                                    const blockc_kernel_info *info) {
+  // The fields this version knows; a caller built against a later header
+  // passes a larger struct, whose extra fields this launcher cannot honour
+  // and so ignores.
+  blockc_kernel_info known = BLOCKC_KERNEL_INFO(nullptr, 0, 0);
+  if (info) {
+    if (info->struct_size < sizeof known)
+      return fail(
+          BLOCKC_ERROR_INVALID_ARGUMENT,
+          "info->struct_size = %llu: expected sizeof(blockc_kernel_info) = %zu or more (set "
+          "it with BLOCKC_KERNEL_INFO)",
+          (unsigned long long)info->struct_size, sizeof known);
+    std::memcpy(&known, info, sizeof known);
+  }
   if (!kernel)
     return fail(BLOCKC_ERROR_INVALID_ARGUMENT, "kernel is NULL");
   int64_t programs = 0;
@@ -249,10 +273,17 @@ extern "C" int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, bl
   }
   if (int status = blockc_launch_options_check(options))
     return status;
+  // Before the empty-grid return, as the options are: a kernel that cannot
+  // run on this machine is reported at its first launch, whatever its grid.
+  blockc_launch_options placed;
+  const blockc_launch_options *effective = options;
+  if (int status =
+          placeByRequirements(known.name, known.core_requirements, *options, placed, effective))
+    return status;
   if (programs == 0)
     return succeed();
 
-  Launch launch{kernel,          args,     int32_t(grid.x), int32_t(grid.y),
-                int32_t(grid.z), programs, *options,        scratch_bytes};
+  Launch launch{kernel,   args,       int32_t(grid.x),     int32_t(grid.y), int32_t(grid.z),
+                programs, *effective, known.scratch_bytes, known.name};
   return runInOrder(launch);
 }

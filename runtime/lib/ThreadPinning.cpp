@@ -1,6 +1,7 @@
 //===- ThreadPinning.cpp --------------------------------------------------===//
 #include "ThreadPinning.h"
 
+#include "CoreFeatures.h"
 #include "blockc/runtime.h"
 
 #include <cerrno>
@@ -57,23 +58,11 @@ ThreadPin::~ThreadPin() = default;
 #endif
 
 void formatCores(const CpuMask &cores, char *text, size_t size) {
-  size_t used = 0;
-  text[0] = '\0';
-  for (int first = 0; first <= BLOCKC_MAX_CORE_ID && used < size; ++first) {
-    if (!hasCore(cores, first))
-      continue;
-    int last = first;
-    while (last < BLOCKC_MAX_CORE_ID && hasCore(cores, last + 1))
-      ++last;
-    const char *separator = used == 0 ? "" : ",";
-    int written = first == last
-                      ? std::snprintf(text + used, size - used, "%s%d", separator, first)
-                      : std::snprintf(text + used, size - used, "%s%d-%d", separator, first, last);
-    if (written < 0)
-      break;
-    used += size_t(written);
-    first = last;
-  }
+  CoreSet set;
+  for (int core = 0; core <= BLOCKC_MAX_CORE_ID; ++core)
+    if (hasCore(cores, core))
+      set.set(size_t(core));
+  formatCoreSet(set, text, size);
 }
 
 } // namespace blockc::runtime

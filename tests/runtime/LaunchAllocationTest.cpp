@@ -6,6 +6,7 @@
 // hence a warm-up launch before counting.
 //
 //===----------------------------------------------------------------------===//
+#include "CoreFeatures.h"
 #include "blockc/runtime.h"
 
 #include <atomic>
@@ -67,6 +68,36 @@ TEST(Launcher, AllocatesNothingPerLaunch) {
   EXPECT_EQ(blockc_launch(countCalls, args, {100, 1, 1}, &options), BLOCKC_ERROR_INVALID_OPTION);
   EXPECT_EQ(newCalls.load() - before, 0);
   EXPECT_EQ(calls.load(), 64 * 64 + 12 * 64 * 64 * 3 + 1 + 100);
+}
+
+// A kernel that needs the IME is placed on the IME cores with the options
+// copied on the stack: no allocation either, once the cores are known.
+TEST(Launcher, AllocatesNothingPerLaunchOfAnImeKernel) {
+  cpu_set_t cores;
+  ASSERT_EQ(sched_getaffinity(0, sizeof cores, &cores), 0);
+  blockc::runtime::CoreSet ime;
+  for (int core = 0; core < CPU_SETSIZE && ime.count() < 2; ++core)
+    if (CPU_ISSET(core, &cores))
+      ime.set(size_t(core));
+  blockc::runtime::injectImeCoresForTesting(&ime);
+  std::atomic<int64_t> calls{0};
+  void *args[] = {&calls};
+  blockc_kernel_info info = BLOCKC_KERNEL_INFO("ime", 4096, BLOCKC_REQUIRES_SPACEMIT_IME);
+  ASSERT_EQ(blockc_launch_kernel(countCalls, args, {64, 1, 1}, nullptr, &info), BLOCKC_SUCCESS)
+      << blockc_last_error();
+
+  int64_t before = newCalls.load();
+  blockc_launch_options options;
+  blockc_launch_options_init(&options);
+  EXPECT_EQ(blockc_launch_kernel(countCalls, args, {64, 64, 1}, &options, &info), BLOCKC_SUCCESS);
+  EXPECT_EQ(blockc_launch_kernel(countCalls, args, {1, 1, 1}, nullptr, &info), BLOCKC_SUCCESS);
+  blockc::runtime::CoreSet none;
+  blockc::runtime::injectImeCoresForTesting(&none);
+  EXPECT_EQ(blockc_launch_kernel(countCalls, args, {4, 1, 1}, &options, &info),
+            BLOCKC_ERROR_CORE_REQUIREMENT);
+  EXPECT_EQ(newCalls.load() - before, 0);
+  blockc::runtime::injectImeCoresForTesting(nullptr);
+  EXPECT_EQ(calls.load(), 64 + 64 * 64 + 1);
 }
 
 } // namespace

@@ -24,6 +24,7 @@
 
 // Defined in RuntimeHeaderC.c.
 extern "C" int blockcRuntimeHeaderRunFromC(int32_t *data, int32_t count);
+extern "C" int blockcRuntimeHeaderRunKernelFromC(int32_t *data, int32_t count);
 
 namespace {
 
@@ -475,6 +476,13 @@ TEST(CppLayer, LaunchPassesEachArgumentByAddress) {
 TEST(CApi, HeaderCompilesAsCAndLaunches) {
   std::vector<int32_t> data(50, 0);
   ASSERT_EQ(blockcRuntimeHeaderRunFromC(data.data(), 50), BLOCKC_SUCCESS) << blockc_last_error();
+  EXPECT_EQ(std::count(data.begin(), data.end(), 1), 50);
+}
+
+TEST(CApi, KernelInfoFromCLaunches) {
+  std::vector<int32_t> data(50, 0);
+  ASSERT_EQ(blockcRuntimeHeaderRunKernelFromC(data.data(), 50), BLOCKC_SUCCESS)
+      << blockc_last_error();
   EXPECT_EQ(std::count(data.begin(), data.end(), 1), 50);
 }
 

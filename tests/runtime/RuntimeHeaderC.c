@@ -23,3 +23,12 @@ int blockcRuntimeHeaderRunFromC(int32_t *data, int32_t count) {
   blockc_grid grid = {count, 1, 1};
   return blockc_launch(incrementElement, args, grid, &options);
 }
+
+/* The kernel info, as generated headers fill it, is C too. */
+int blockcRuntimeHeaderRunKernelFromC(int32_t *data, int32_t count) {
+  void *args[1];
+  blockc_grid grid = {count, 1, 1};
+  blockc_kernel_info info = BLOCKC_KERNEL_INFO("increment_element", 1024, 0);
+  args[0] = &data;
+  return blockc_launch_kernel(incrementElement, args, grid, 0, &info);
+}

@@ -35,7 +35,9 @@ typedef enum blockc_status {
   BLOCKC_ERROR_INVALID_OPTION = 2,      /* a field of blockc_launch_options */
   BLOCKC_ERROR_INVALID_ENVIRONMENT = 3, /* a BLOCKC_* environment variable */
   BLOCKC_ERROR_AFFINITY = 4,            /* pinning failed at launch; no program ran */
-  BLOCKC_ERROR_STACK = 5                /* a thread's stack is too small; it ran no program */
+  BLOCKC_ERROR_STACK = 5,               /* a thread's stack is too small; it ran no program */
+  BLOCKC_ERROR_CORE_REQUIREMENT = 6     /* no allowed core has a unit the kernel needs; no
+                                           program ran */
 } blockc_status;
 
 /* The number of programs along each axis. Each is in [0, INT32_MAX] because a
@@ -116,7 +118,8 @@ int blockc_launch_options_check(const blockc_launch_options *options);
  * with a zero dimension runs nothing and succeeds (after its options are
  * checked). A one-thread launch, which includes every one-program grid, runs
  * on the calling thread without entering OpenMP. Safe to call from several
- * threads at once. */
+ * threads at once. It is blockc_launch_kernel with no kernel info: no stack
+ * check, no core requirement. */
 int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                   const blockc_launch_options *options);
 
@@ -125,8 +128,9 @@ int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
 #define BLOCKC_STACK_RESERVE_BYTES (64 * 1024)
 
 /* blockc_launch for a kernel whose programs each use `scratch_bytes` of stack
- * scratch (a kernel object exports it as the constant blockc_scratch_bytes_NAME;
- * generated headers pass it). Every thread of the launch checks, before it
+ * scratch (a kernel object exports it as the constant blockc_scratch_bytes_NAME).
+ * It is blockc_launch_kernel for a kernel without core requirements; generated
+ * headers call that. Every thread of the launch checks, before it
  * runs any program, that its stack has scratch_bytes + BLOCKC_STACK_RESERVE_BYTES
  * left; a thread that has not runs none, and the launch fails with
  * BLOCKC_ERROR_STACK, naming OMP_STACKSIZE (programs on other threads may have
@@ -134,6 +138,43 @@ int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
  * no check. */
 int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                              const blockc_launch_options *options, uint64_t scratch_bytes);
+
+/* Units only some cores of a chip have, which a kernel may need: the bits of
+ * blockc_kernel_info.core_requirements (a kernel object exports them as the
+ * constant blockc_core_requirements_NAME). */
+/* The SpacemiT IME (smt.vmadot): on the K1, cores 0-3 (cluster 0) only. */
+#define BLOCKC_REQUIRES_SPACEMIT_IME UINT64_C(1)
+
+/* What the launcher needs to know of a compiled kernel beyond its function.
+ * `struct_size` makes the struct extensible without breaking the ABI: a
+ * caller sets it to sizeof(blockc_kernel_info) as it knows the struct (the
+ * BLOCKC_KERNEL_INFO macro does), and the launcher reads no field past it, so
+ * fields added later default to 0 for callers compiled before them. */
+typedef struct blockc_kernel_info {
+  uint64_t struct_size;       /* sizeof(blockc_kernel_info) */
+  const char *name;           /* for messages; may be NULL */
+  uint64_t scratch_bytes;     /* blockc_scratch_bytes_NAME; 0: no stack check */
+  uint64_t core_requirements; /* blockc_core_requirements_NAME: BLOCKC_REQUIRES_* bits */
+} blockc_kernel_info;
+
+#define BLOCKC_KERNEL_INFO(name, scratch_bytes, core_requirements)                                 \
+  {sizeof(blockc_kernel_info), (name), (scratch_bytes), (core_requirements)}
+
+/* The launch of a compiled kernel: blockc_launch_with_stack's stack check,
+ * and the placement its core requirements ask for. For a kernel that needs
+ * the SpacemiT IME (BLOCKC_REQUIRES_SPACEMIT_IME):
+ * - without affinity cores in the options, threads are pinned to the cores
+ *   that have the IME (and that the calling thread may use), and num_threads
+ *   0 means one thread per such core;
+ * - with affinity cores, every listed core must have the IME;
+ * - otherwise, or when no core of the machine has the IME, the launch fails
+ *   with BLOCKC_ERROR_CORE_REQUIREMENT before any program runs.
+ * Which cores have the IME is detected once per process (docs/k1.md);
+ * BLOCKC_IME_CORES overrides the detection. A kernel without requirements
+ * launches exactly as with blockc_launch_with_stack. A null `info` is
+ * blockc_launch: no check, no requirement. */
+int blockc_launch_kernel(blockc_kernel_fn kernel, void **args, blockc_grid grid,
+                         const blockc_launch_options *options, const blockc_kernel_info *info);
 
 /* Where a kernel compiled with bounds checks (`blockc run --check-bounds`,
  * CompileOptions::checkBounds) records its first out-of-bounds access. Such a
