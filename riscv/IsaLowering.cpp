@@ -1,6 +1,8 @@
 //===- IsaLowering.cpp - RISC-V: RVV 1.0 ----------------------------------===//
 #include "IsaLowering.h"
 
+#include "blockc/lowering/DotKernels.h"
+
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/Function.h"
 
@@ -20,9 +22,16 @@ constexpr unsigned kMaxRegisterGroup = 8;
 // be split for every call, and spilled around it.
 constexpr unsigned kMaxRegisterGroupWithMath = 2;
 
+// IREE's RVV mmt4d tiles: 7 rows of m4 accumulators and one m4 row of B.
+constexpr unsigned kMaxDotRegisterGroup = 4;
+
 class RiscvLowering final : public IsaLowering {
 public:
-  using IsaLowering::IsaLowering;
+  explicit RiscvLowering(const Target &target) : IsaLowering(target) {
+    dots_.push_back(std::make_unique<ScalableDot>(
+        "rvv-fma", ScalableRegisterFile{kBitsPerVscale, minVlen() / kBitsPerVscale, 32,
+                                        kMaxDotRegisterGroup, TailPredication::VectorLength}));
+  }
 
   StripShape stripShape(const StripDemand &demand) const override {
     // The widest group whose live strips still fit: a vector add streams
@@ -50,10 +59,16 @@ public:
   }
 
   void addFunctionAttributes(llvm::Function &fn) const override {
-    unsigned minVlen = target_.has(Feature::Zvl256b) ? 256 : 128;
-    fn.addFnAttr(llvm::Attribute::getWithVScaleRangeArgs(fn.getContext(), minVlen / kBitsPerVscale,
-                                                         kMaxVlen / kBitsPerVscale));
+    fn.addFnAttr(llvm::Attribute::getWithVScaleRangeArgs(
+        fn.getContext(), minVlen() / kBitsPerVscale, kMaxVlen / kBitsPerVscale));
   }
+
+  const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const override { return dots_; }
+
+private:
+  unsigned minVlen() const { return target_.has(Feature::Zvl256b) ? 256 : 128; }
+
+  std::vector<std::unique_ptr<DotStrategy>> dots_;
 };
 
 } // namespace

@@ -151,6 +151,10 @@ MicroTile chooseMicroTile(RegisterFile file, int64_t lanes, int64_t m, int64_t n
 }
 
 bool RegisterBlockedDot::accepts(const DotOperands &dot) const {
+  return acceptsWidenedFma(dot);
+}
+
+bool acceptsWidenedFma(const DotOperands &dot) {
   switch (dot.aKind) {
   case ScalarKind::F32:
   case ScalarKind::F16:

@@ -83,7 +83,8 @@ struct DotCase {
 };
 
 /// The strategies of every ISA's cascade; the test target has some of them.
-const char *const kStrategies[] = {"amx", "avx512-fma", "avx2-fma", "generic"};
+const char *const kStrategies[] = {"amx",     "avx512-fma", "avx2-fma", "rvv-fma",
+                                   "sve-fma", "neon-fma",   "generic"};
 
 class DotTest : public testing::TestWithParam<std::tuple<DotCase, const char *>> {};
 

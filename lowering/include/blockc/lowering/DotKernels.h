@@ -67,6 +67,10 @@ struct MicroTile {
 /// the accumulators, one row of B and one broadcast of A fit in `registers`.
 MicroTile chooseMicroTile(RegisterFile file, int64_t lanes, int64_t m, int64_t n);
 
+/// Whether an FMA micro-kernel computes the dot: f32, f16 and bf16 operands
+/// accumulating in f32, f64 in f64, i8 in i32 (multiply and add).
+bool acceptsWidenedFma(const DotOperands &dot);
+
 /// C += A * B with an MR x NR block of C in registers across the whole K
 /// extent of the dot: per k, NR/lanes vectors of B's row k and MR broadcasts
 /// of A's column k feed MR * NR/lanes independent FMAs. Column edges run
@@ -85,6 +89,42 @@ public:
 private:
   std::string name_;
   RegisterFile file_;
+};
+
+/// A register file of scalable vectors (RVV, SVE), as a micro-kernel sees it.
+struct ScalableRegisterFile {
+  /// Bits of a register per unit of vscale: 64 on RVV, 128 on SVE.
+  unsigned bitsPerVscale;
+  /// The least vscale the target allows (RVV's zvl*b, SVE's 128 bits).
+  unsigned minVscale;
+  unsigned registers;
+  /// Registers one vector of accumulators may span: RVV's LMUL, 1 on SVE.
+  unsigned maxGroup;
+  /// How a panel's last columns are cut: a vector length (every op of the
+  /// panel runs under it) or a lane mask per vector.
+  TailPredication tail;
+};
+
+/// The register-blocked micro-kernel for vector-length-agnostic ISAs: a
+/// panel of C is `vectors` hardware vectors wide, whatever their length when
+/// the kernel runs, and the panel loop advances by that length; the last
+/// panel runs under the ISA's predication. Under a vector length there is one
+/// vector a row, a register group as wide as the row needs up to `maxGroup`
+/// (IREE's RVV tiles: 7 rows of m4), with A broadcast from scalar registers
+/// (vfmacc.vf, vwmacc.vx); under lane masks the tile is chosen as the fixed
+/// kernel's is. B is read in place: rows of a dot's operand buffer are
+/// contiguous, and a panel's width is only known at run time. Accepts what
+/// acceptsWidenedFma accepts.
+class ScalableDot final : public DotStrategy {
+public:
+  ScalableDot(std::string name, ScalableRegisterFile file) : name_(std::move(name)), file_(file) {}
+  std::string_view name() const override { return name_; }
+  bool accepts(const DotOperands &dot) const override;
+  void emit(const DotOperands &dot) const override;
+
+private:
+  std::string name_;
+  ScalableRegisterFile file_;
 };
 
 } // namespace blockc

@@ -1,0 +1,266 @@
+//===- ScalableDot.cpp - The micro-kernel for scalable vectors ------------===//
+//
+// RVV and SVE registers hold vscale x (bits per vscale) bits, unknown until
+// the kernel runs, so the register-blocked micro-kernel's column panels are
+// as wide as the hardware's vectors: the panel loop advances by a length read
+// at run time, and its last panel is predicated the ISA's way (RVV's vector
+// length, SVE's lane mask). One binary is correct and fast at every vector
+// length. Rows are as in the fixed-width kernel: MR broadcasts of A's column k
+// times B's row k into MR x NR accumulators, for the whole K extent.
+//
+//===----------------------------------------------------------------------===//
+#include "blockc/lowering/DotKernels.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace blockc {
+
+namespace {
+
+/// The accumulator tile of one scalable micro-kernel: `rows` x `vectors`
+/// vectors of `group` registers each.
+struct ScalableTile {
+  int64_t rows;
+  int64_t vectors;
+  unsigned group;
+};
+
+unsigned bitsOf(ScalarKind kind) {
+  return kind == ScalarKind::F16 || kind == ScalarKind::BF16 ? 16 : bitWidth(kind);
+}
+
+ScalableTile chooseTile(const ScalableRegisterFile &file, const DotOperands &dot) {
+  unsigned accBits = bitWidth(dot.cKind), inBits = bitsOf(dot.bKind);
+  int64_t minLanes = int64_t(file.bitsPerVscale * file.minVscale / accBits);
+  if (file.tail != TailPredication::VectorLength) {
+    // Lane masks cost nothing per vector (SVE): several vectors a row, as
+    // on fixed-width ISAs, with one register for A's broadcast.
+    MicroTile tile = chooseMicroTile({file.bitsPerVscale * file.minVscale, file.registers},
+                                     minLanes, dot.m, dot.n);
+    return {tile.rows, tile.vectors, 1};
+  }
+  // One vector a row, whose vector length is the panel's: every op of the K
+  // loop then runs under one vsetvli. The group is the smallest that spans
+  // the row at the target's least VLEN, up to IREE's m4.
+  unsigned group = 1;
+  while (group < file.maxGroup && int64_t(group) * minLanes < dot.n)
+    group *= 2;
+  // B's row as loaded, and widened when narrower than the accumulators (i8 to i16 only: vwmacc.vx
+  // widens the rest); A comes from scalar registers (.vf, .vx).
+  auto registersOf = [&](unsigned bits) { return std::max(1u, group * bits / accBits); };
+  unsigned bRegisters = registersOf(inBits);
+  if (inBits * 4 == accBits)
+    bRegisters += registersOf(inBits * 2);
+  else if (inBits < accBits)
+    bRegisters += group;
+  int64_t rows = std::max<int64_t>(1, (file.registers - bRegisters) / group);
+  return {std::min(rows, dot.m), 1, group};
+}
+
+/// Where the accumulator rows' last panel ends: a vector length (every op
+/// of the panel runs under it) or a lane mask per vector.
+struct PanelEdge {
+  llvm::Value *evl = nullptr;
+  std::vector<llvm::Value *> masks;
+};
+
+class ScalableTileEmitter {
+public:
+  ScalableTileEmitter(const DotOperands &dot, ScalableTile tile, const ScalableRegisterFile &file)
+      : dot_(dot), b_(dot.builder), tile_(tile),
+        lanesPerVscale_(file.bitsPerVscale / bitWidth(dot.cKind) * tile.group),
+        aType_(dotMemoryType(b_.getContext(), dot.aKind)),
+        cType_(dotMemoryType(b_.getContext(), dot.cKind)),
+        vectorType_(llvm::ScalableVectorType::get(cType_, lanesPerVscale_)),
+        inputVectorType_(llvm::ScalableVectorType::get(aType_, lanesPerVscale_)),
+        isFloat_(isFloatKind(dot.cKind)) {}
+
+  /// The panels of C, each `vectors` hardware vectors wide, and in each the
+  /// row tiles.
+  void emit(TailPredication tail) {
+    llvm::Value *vectorLanes =
+        b_.CreateElementCount(b_.getInt64Ty(), vectorType_->getElementCount());
+    llvm::Value *n = b_.getInt64(dot_.n);
+    emitColumnLoop([&](llvm::Value *col0) {
+      PanelEdge edge;
+      llvm::Value *width;
+      if (tail == TailPredication::VectorLength) {
+        edge.evl = b_.CreateIntrinsic(
+            llvm::Intrinsic::experimental_get_vector_length, {b_.getInt64Ty()},
+            {b_.CreateSub(n, col0), b_.getInt32(lanesPerVscale_), b_.getInt1(true)});
+        width = b_.CreateZExt(edge.evl, b_.getInt64Ty());
+      } else {
+        for (int64_t v = 0; v < tile_.vectors; ++v)
+          edge.masks.push_back(b_.CreateIntrinsic(
+              llvm::Intrinsic::get_active_lane_mask,
+              {llvm::ScalableVectorType::get(b_.getInt1Ty(), lanesPerVscale_), b_.getInt64Ty()},
+              {b_.CreateAdd(col0, b_.CreateMul(vectorLanes, b_.getInt64(v))), n}));
+        width = b_.CreateMul(vectorLanes, b_.getInt64(tile_.vectors));
+      }
+      int64_t fullRows = dot_.m / tile_.rows * tile_.rows;
+      emitConstantLoop(b_, 0, fullRows, tile_.rows, [&](llvm::Value *row0) {
+        emitTile(row0, col0, vectorLanes, tile_.rows, edge);
+      });
+      if (int64_t rest = dot_.m - fullRows)
+        emitTile(b_.getInt64(fullRows), col0, vectorLanes, rest, edge);
+      return b_.CreateAdd(col0, width);
+    });
+  }
+
+private:
+  /// `for (col0 = 0; col0 < n; col0 = body(col0))`, n >= 1: at least one panel.
+  void emitColumnLoop(const std::function<llvm::Value *(llvm::Value *)> &body) {
+    llvm::LLVMContext &ctx = b_.getContext();
+    llvm::Function *fn = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *loop = llvm::BasicBlock::Create(ctx, "dot.panel", fn);
+    auto *exit = llvm::BasicBlock::Create(ctx, "dot.panel.exit", fn);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode *col0 = b_.CreatePHI(b_.getInt64Ty(), 2, "dot.col0");
+    col0->addIncoming(b_.getInt64(0), pre);
+    llvm::Value *next = body(col0);
+    col0->addIncoming(next, b_.GetInsertBlock());
+    setLoopUnroll(b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(dot_.n)), loop, exit), 1);
+    b_.SetInsertPoint(exit);
+  }
+
+  /// The operands of one k, as loaded: B's row vectors and A's column.
+  struct KOperands {
+    std::vector<llvm::Value *> bRow, aColumn;
+  };
+
+  void emitTile(llvm::Value *row0, llvm::Value *col0, llvm::Value *vectorLanes, int64_t rows,
+                const PanelEdge &edge) {
+    std::vector<llvm::Value *> cAt;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < tile_.vectors; ++v) {
+        llvm::Value *row = b_.CreateAdd(row0, b_.getInt64(r));
+        llvm::Value *col = b_.CreateAdd(col0, b_.CreateMul(vectorLanes, b_.getInt64(v)));
+        cAt.push_back(b_.CreateGEP(cType_, dot_.c,
+                                   b_.CreateAdd(b_.CreateMul(row, b_.getInt64(dot_.n)), col)));
+      }
+    std::vector<llvm::Value *> acc;
+    for (size_t i = 0; i < cAt.size(); ++i)
+      acc.push_back(load(vectorType_, cAt[i], edge, int64_t(i) % tile_.vectors));
+    acc = emitCarryingLoop(
+        b_, 0, dot_.k, 1, acc, [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
+          return accumulate(c, loadOperands(kk, row0, col0, vectorLanes, rows, edge), edge);
+        });
+    for (size_t i = 0; i < cAt.size(); ++i)
+      store(acc[i], cAt[i], edge, int64_t(i) % tile_.vectors);
+  }
+
+  KOperands loadOperands(llvm::Value *kk, llvm::Value *row0, llvm::Value *col0,
+                         llvm::Value *vectorLanes, int64_t rows, const PanelEdge &edge) {
+    KOperands k;
+    for (int64_t v = 0; v < tile_.vectors; ++v) {
+      llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(dot_.n)),
+                                     b_.CreateAdd(col0, b_.CreateMul(vectorLanes, b_.getInt64(v))));
+      k.bRow.push_back(load(inputVectorType_, b_.CreateGEP(aType_, dot_.b, at), edge, v));
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      llvm::Value *at =
+          b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)), kk);
+      k.aColumn.push_back(b_.CreateLoad(aType_, b_.CreateGEP(aType_, dot_.a, at)));
+    }
+    return k;
+  }
+
+  /// The accumulators `c` plus A's column times B's row.
+  std::vector<llvm::Value *> accumulate(const std::vector<llvm::Value *> &c, const KOperands &k,
+                                        const PanelEdge &edge) {
+    std::vector<llvm::Value *> bRow;
+    for (llvm::Value *row : k.bRow)
+      bRow.push_back(widenB(row, edge));
+    std::vector<llvm::Value *> acc(c.size());
+    for (size_t r = 0; r < k.aColumn.size(); ++r) {
+      llvm::Value *x = broadcastA(k.aColumn[r], edge);
+      for (size_t v = 0; v < bRow.size(); ++v) {
+        size_t i = r * bRow.size() + v;
+        acc[i] = isFloat_
+                     ? b_.CreateIntrinsic(llvm::Intrinsic::fma, {vectorType_}, {x, bRow[v], c[i]})
+                     : b_.CreateAdd(c[i], b_.CreateMul(x, bRow[v]));
+      }
+    }
+    return acc;
+  }
+
+  // Under a vector length (RVV), i8 operands go through i16, so that the
+  // widening multiply-add (vwmacc.vx: i32 += i16 x i16) takes A from a
+  // scalar register and B's row widened once; the vp form of the first
+  // extension keeps LLVM from folding both into one, which no instruction
+  // multiplies.
+  bool widensThroughI16(const PanelEdge &edge) const {
+    return edge.evl && dot_.aKind == ScalarKind::I8 && dot_.cKind == ScalarKind::I32;
+  }
+
+  llvm::Value *widenB(llvm::Value *row, const PanelEdge &edge) {
+    if (!widensThroughI16(edge))
+      return widenForDot(b_, row, dot_.bKind, dot_.cKind);
+    auto *i16s = llvm::ScalableVectorType::get(b_.getInt16Ty(), lanesPerVscale_);
+    llvm::Value *wide = b_.CreateIntrinsic(llvm::Intrinsic::vp_sext, {i16s, row->getType()},
+                                           {row, allLanes(i16s), edge.evl});
+    return b_.CreateSExt(wide, vectorType_);
+  }
+
+  llvm::Value *broadcastA(llvm::Value *x, const PanelEdge &edge) {
+    llvm::ElementCount lanes = vectorType_->getElementCount();
+    if (!widensThroughI16(edge))
+      return b_.CreateVectorSplat(lanes, widenForDot(b_, x, dot_.aKind, dot_.cKind));
+    return b_.CreateSExt(b_.CreateVectorSplat(lanes, b_.CreateSExt(x, b_.getInt16Ty())),
+                         vectorType_);
+  }
+
+  llvm::Align alignOf(llvm::Type *vector) const {
+    return llvm::Align(vector->getScalarSizeInBits() / 8);
+  }
+
+  llvm::Value *load(llvm::Type *type, llvm::Value *ptr, const PanelEdge &edge, int64_t v) {
+    if (edge.evl) {
+      llvm::CallInst *load = b_.CreateIntrinsic(llvm::Intrinsic::vp_load, {type, ptr->getType()},
+                                                {ptr, allLanes(type), edge.evl});
+      load->addParamAttr(0, llvm::Attribute::getWithAlignment(b_.getContext(), alignOf(type)));
+      return load;
+    }
+    return b_.CreateMaskedLoad(type, ptr, alignOf(type), edge.masks[size_t(v)],
+                               llvm::Constant::getNullValue(type));
+  }
+
+  void store(llvm::Value *value, llvm::Value *ptr, const PanelEdge &edge, int64_t v) {
+    llvm::Type *type = value->getType();
+    if (edge.evl) {
+      llvm::CallInst *store = b_.CreateIntrinsic(llvm::Intrinsic::vp_store, {type, ptr->getType()},
+                                                 {value, ptr, allLanes(type), edge.evl});
+      store->addParamAttr(1, llvm::Attribute::getWithAlignment(b_.getContext(), alignOf(type)));
+      return;
+    }
+    b_.CreateMaskedStore(value, ptr, alignOf(type), edge.masks[size_t(v)]);
+  }
+
+  llvm::Constant *allLanes(llvm::Type *vector) const {
+    return llvm::ConstantInt::getTrue(llvm::VectorType::get(
+        b_.getInt1Ty(), llvm::cast<llvm::VectorType>(vector)->getElementCount()));
+  }
+
+  const DotOperands &dot_;
+  llvm::IRBuilderBase &b_;
+  ScalableTile tile_;
+  unsigned lanesPerVscale_;
+  llvm::Type *aType_, *cType_;
+  llvm::ScalableVectorType *vectorType_, *inputVectorType_;
+  bool isFloat_;
+};
+
+} // namespace
+
+bool ScalableDot::accepts(const DotOperands &dot) const {
+  return acceptsWidenedFma(dot);
+}
+
+void ScalableDot::emit(const DotOperands &dot) const {
+  ScalableTileEmitter(dot, chooseTile(file_, dot), file_).emit(file_.tail);
+}
+
+} // namespace blockc
