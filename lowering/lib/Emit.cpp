@@ -170,7 +170,9 @@ std::string emitHeader(const Module &module, const std::string &guard) {
            "(void **args, int32_t pid_x, int32_t pid_y, int32_t pid_z, int32_t grid_x, "
            "int32_t grid_y, int32_t grid_z);\n";
     out += "/* Stack scratch one program of it uses. */\n";
-    out += "extern const uint64_t blockc_scratch_bytes_" + fn->name + ";\n\n";
+    out += "extern const uint64_t blockc_scratch_bytes_" + fn->name + ";\n";
+    out += "/* BLOCKC_REQUIRES_* bits: units of the core the launcher must run it on. */\n";
+    out += "extern const uint64_t blockc_core_requirements_" + fn->name + ";\n\n";
     out += "/* Runs every program of `grid`; options may be NULL (defaults and BLOCKC_* "
            "variables). Returns 0 or a BLOCKC_ERROR_* code (see blockc_last_error()). */\n";
     out += "static inline int " + fn->name + "_launch(";
@@ -182,8 +184,10 @@ std::string emitHeader(const Module &module, const std::string &guard) {
     }
     out += "blockc_grid grid, const blockc_launch_options *options) {\n";
     out += "  void *args[] = {" + (args.empty() ? std::string("0") : args) + "};\n";
-    out += "  return blockc_launch_with_stack(" + fn->name + ", args, grid, options, " +
-           "blockc_scratch_bytes_" + fn->name + ");\n}\n\n";
+    out += "  blockc_kernel_info info = BLOCKC_KERNEL_INFO(\"" + fn->name +
+           "\", blockc_scratch_bytes_" + fn->name + ", blockc_core_requirements_" + fn->name +
+           ");\n";
+    out += "  return blockc_launch_kernel(" + fn->name + ", args, grid, options, &info);\n}\n\n";
   }
   out += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return out;

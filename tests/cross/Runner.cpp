@@ -330,8 +330,11 @@ std::string launch(Reader &in) {
   auto kernel = reinterpret_cast<blockc_kernel_fn>(dlsym(library, name.c_str()));
   auto *scratch =
       static_cast<const uint64_t *>(dlsym(library, ("blockc_scratch_bytes_" + name).c_str()));
-  if (!kernel || !scratch)
-    return fail("the library has no kernel " + name + " with its blockc_scratch_bytes_" + name);
+  auto *requirements =
+      static_cast<const uint64_t *>(dlsym(library, ("blockc_core_requirements_" + name).c_str()));
+  if (!kernel || !scratch || !requirements)
+    return fail("the library has no kernel " + name + " with its blockc_scratch_bytes_" + name +
+                " and blockc_core_requirements_" + name);
 
   std::vector<uint64_t> scalars(count);
   std::vector<void *> pointers(count), args(count);
@@ -373,8 +376,9 @@ std::string launch(Reader &in) {
     blockc_launch_options_init(&options);
     const char *envError = nullptr;
     status = blockc_launch_options_from_env(&options, &envError);
+    blockc_kernel_info info = BLOCKC_KERNEL_INFO(gKernel, *scratch, *requirements);
     if (status == 0)
-      status = blockc_launch_with_stack(kernel, args.data(), grid, &options, *scratch);
+      status = blockc_launch_kernel(kernel, args.data(), grid, &options, &info);
     error = status == 0 ? "" : blockc_last_error();
     gNumPlacements = 0;
   } else {

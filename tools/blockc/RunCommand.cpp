@@ -291,8 +291,9 @@ int runRun(const std::vector<std::string> &argv) {
   std::vector<double> seconds;
   for (int64_t i = 0; i < launches; ++i) {
     auto start = std::chrono::steady_clock::now();
-    int status = blockc_launch_with_stack(kernel->fn, checked.launchArgs(), plan.grid, &plan.launch,
-                                          kernel->scratchBytes);
+    blockc_kernel_info info = kernel->info();
+    int status =
+        blockc_launch_kernel(kernel->fn, checked.launchArgs(), plan.grid, &plan.launch, &info);
     auto end = std::chrono::steady_clock::now();
     if (status != BLOCKC_SUCCESS)
       return fail(std::string("launching '") + kernel->name + "' failed: " + blockc_last_error());

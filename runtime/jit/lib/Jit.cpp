@@ -4,6 +4,7 @@
 #include "KernelCache.h"
 #include "blockc/jit/HostCompatibility.h"
 #include "blockc/lowering/Emit.h"
+#include "blockc/lowering/IsaLowering.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -13,6 +14,11 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <mutex>
+
+// The compiler writes CoreRequirement bits into objects, the launcher reads
+// them as BLOCKC_REQUIRES_* bits: this is where both headers meet.
+static_assert(blockc::kRequiresSpacemitIme == BLOCKC_REQUIRES_SPACEMIT_IME,
+              "IsaLowering.h's CoreRequirement and runtime.h's BLOCKC_REQUIRES_* disagree");
 
 namespace blockc {
 
@@ -98,12 +104,18 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
       diags.error({}, "JIT: " + llvm::toString(scratch.takeError()));
       return nullptr;
     }
+    auto requirements = lljit.lookup("blockc_core_requirements_" + fn->name);
+    if (!requirements) {
+      diags.error({}, "JIT: " + llvm::toString(requirements.takeError()));
+      return nullptr;
+    }
     JitKernel kernel;
     kernel.name = fn->name;
     for (const auto &arg : fn->body.args)
       kernel.params.push_back({arg->name(), arg->type()});
     kernel.fn = address->toPtr<blockc_kernel_fn>();
     kernel.scratchBytes = *scratch->toPtr<const uint64_t *>();
+    kernel.coreRequirements = *requirements->toPtr<const uint64_t *>();
     kernel.checksBounds = options.checkBounds;
     result->kernels_.push_back(std::move(kernel));
   }

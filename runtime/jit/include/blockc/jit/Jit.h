@@ -2,7 +2,8 @@
 //
 // Kernels compiled in process with ORC LLJIT, cached on disk (BLOCKC_CACHE_DIR)
 // by source, constexprs, target and blockc version. A kernel is the plain
-// function the launcher calls (blockc_kernel_fn): run it with blockc_launch.
+// function the launcher calls (blockc_kernel_fn): run it with
+// blockc_launch_kernel and JitKernel::info().
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -24,11 +25,20 @@ struct JitKernel {
   /// launch points at a value of `params[i].type` (for pointers: at the pointer).
   std::vector<Param> params;
   blockc_kernel_fn fn = nullptr;
-  /// Stack scratch one program uses: pass it to blockc_launch_with_stack.
+  /// Stack scratch one program uses (the object's blockc_scratch_bytes_NAME).
   uint64_t scratchBytes = 0;
+  /// BLOCKC_REQUIRES_* bits (the object's blockc_core_requirements_NAME):
+  /// units of the core the launcher must run it on.
+  uint64_t coreRequirements = 0;
   /// Compiled with CompileOptions::checkBounds: `args` needs the extents and
   /// the report that blockc/jit/BoundsCheck.h describes.
   bool checksBounds = false;
+
+  /// What blockc_launch_kernel needs; valid while this JitKernel lives.
+  blockc_kernel_info info() const {
+    blockc_kernel_info info = BLOCKC_KERNEL_INFO(name.c_str(), scratchBytes, coreRequirements);
+    return info;
+  }
 };
 
 class JitModule {
