@@ -1,6 +1,7 @@
 //===- IsaLowering.cpp - RISC-V: RVV 1.0 ----------------------------------===//
 #include "IsaLowering.h"
 
+#include "ImeDot.h"
 #include "blockc/lowering/DotKernels.h"
 
 #include "llvm/IR/Attributes.h"
@@ -28,6 +29,12 @@ constexpr unsigned kMaxDotRegisterGroup = 4;
 class RiscvLowering final : public IsaLowering {
 public:
   explicit RiscvLowering(const Target &target) : IsaLowering(target) {
+    // The IME's code is written for VLEN 256: the X60's, and the least a
+    // zvl256b target may have; its model runs wherever that can be tested.
+    if (target.has(Feature::XSMTVDot))
+      dots_.push_back(std::make_unique<ImeDot>(false));
+    else if (target.has(Feature::Zvl256b))
+      dots_.push_back(std::make_unique<ImeDot>(true));
     dots_.push_back(std::make_unique<ScalableDot>(
         "rvv-fma", ScalableRegisterFile{kBitsPerVscale, minVlen() / kBitsPerVscale, 32,
                                         kMaxDotRegisterGroup, TailPredication::VectorLength}));

@@ -254,12 +254,14 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
                                               name + " (packed operand of %" + op.result()->name() +
                                                   ")");
                        }};
-  for (const auto &strategy : isa_.dotStrategies())
-    if ((options_.dotStrategy.empty() || options_.dotStrategy == strategy->name()) &&
-        strategy->accepts(operands)) {
+  for (const auto &strategy : isa_.dotStrategies()) {
+    bool named = options_.dotStrategy == strategy->name();
+    bool allowed = named || (options_.dotStrategy.empty() && !strategy->onlyWhenNamed());
+    if (allowed && strategy->accepts(operands)) {
       coreRequirements_ |= strategy->coreRequirements();
       return strategy->emit(operands);
     }
+  }
   bool isFloat = cType.isFloat();
   Type accElem = cType.elementType();
   llvm::Type *accTy = vectorOf(elementType(accElem));

@@ -1,6 +1,8 @@
 //===- Emit.cpp -----------------------------------------------------------===//
 #include "blockc/lowering/Emit.h"
 
+#include "blockc/lowering/IsaLowering.h"
+
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -121,7 +123,8 @@ bool checkRuntimeSymbols(const std::string &object, const Target &target, std::s
   bool ok = true;
   bool readable = forEachUndefinedSymbol(object, error, [&](llvm::StringRef name) {
     if (name.starts_with("Sleef_") || llvm::is_contained(kMemoryFunctions, name) ||
-        llvm::is_contained(kLibmFunctions, name) || name == "_GLOBAL_OFFSET_TABLE_")
+        llvm::is_contained(kLibmFunctions, name) || name == "_GLOBAL_OFFSET_TABLE_" ||
+        name == kImeModelFunction)
       return true;
     error = "internal error: the code generated for target '" + target.name + "' calls '" +
             name.str() +

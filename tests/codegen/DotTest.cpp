@@ -9,6 +9,7 @@
 #include "Reference.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 using namespace blockc;
@@ -83,8 +84,27 @@ struct DotCase {
 };
 
 /// The strategies of every ISA's cascade; the test target has some of them.
-const char *const kStrategies[] = {"amx",     "avx512-fma", "avx2-fma", "rvv-fma",
-                                   "sve-fma", "neon-fma",   "generic"};
+const char *const kStrategies[] = {"amx",     "avx512-fma", "avx2-fma", "ime",    "ime-model",
+                                   "rvv-fma", "sve-fma",    "neon-fma", "generic"};
+
+/// Why `options.dotStrategy` cannot run case `c` here, after adding to
+/// `options` what the strategy needs. ime-model is the IME strategy with
+/// each smt.vmadot computed by the C++ model of the instruction
+/// (tests/cross/ImeModelExport.cpp): its code is written for VLEN 256, so it
+/// is compiled with zvl256b and runs under QEMU at VLEN 256 only.
+std::optional<std::string> unavailable(const DotCase &c, CompileOptions &options) {
+  const std::string &strategy = options.dotStrategy;
+  bool ime = strategy == "ime" || strategy == "ime-model";
+  if (ime && c.in != DType::I8)
+    return strategy + " computes i8 dots only";
+  if (strategy == "ime-model") {
+    options.features = "+zvl256b";
+    const char *bits = std::getenv("BLOCKC_TEST_VECTOR_BITS");
+    if (!bits || std::string(bits) != "256")
+      return std::string("ime-model's code is written for VLEN 256: it runs in qemu.rvv256");
+  }
+  return missingDotStrategy(strategy, options.features);
+}
 
 class DotTest : public testing::TestWithParam<std::tuple<DotCase, const char *>> {};
 
@@ -92,7 +112,7 @@ TEST_P(DotTest, MatchesNaiveTripleLoop) {
   const DotCase &c = std::get<0>(GetParam());
   CompileOptions options;
   options.dotStrategy = std::get<1>(GetParam());
-  if (std::optional<std::string> missing = missingDotStrategy(options.dotStrategy))
+  if (std::optional<std::string> missing = unavailable(c, options))
     GTEST_SKIP() << *missing;
   std::string source = kMatmul;
   for (auto [from, to] :

@@ -128,10 +128,22 @@ std::unique_ptr<JitModule> compileInProcessOrFail(const std::string &source,
   return module;
 }
 
+namespace {
+
+/// The test target's features (BLOCKC_TEST_FEATURES) with a test's own.
+std::string testFeatures(const std::string &extra) {
+  std::string features = envOr("BLOCKC_TEST_FEATURES", "");
+  if (!extra.empty())
+    features += (features.empty() ? "" : ",") + extra;
+  return features;
+}
+
+} // namespace
+
 std::unique_ptr<TestModule> compileWithOptionsOrFail(const std::string &source,
                                                      CompileOptions options) {
   options.target = testTarget();
-  options.features = envOr("BLOCKC_TEST_FEATURES", "");
+  options.features = testFeatures(options.features);
   if (!launchesInProcess())
     return compileRemote(source, options);
   setenv("BLOCKC_CACHE_DIR", "off", 1);
@@ -144,12 +156,13 @@ std::unique_ptr<TestModule> compileWithOptionsOrFail(const std::string &source,
   return std::make_unique<InProcessModule>(std::move(module));
 }
 
-std::optional<std::string> missingDotStrategy(const std::string &name) {
+std::optional<std::string> missingDotStrategy(const std::string &name,
+                                              const std::string &extraFeatures) {
   if (name == "generic")
     return std::nullopt;
   CompileOptions options;
   options.target = testTarget();
-  options.features = envOr("BLOCKC_TEST_FEATURES", "");
+  options.features = testFeatures(extraFeatures);
   Target target;
   std::string error;
   if (!resolveTarget(options, target, error))

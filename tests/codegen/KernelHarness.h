@@ -117,7 +117,8 @@ struct LaunchFailure : std::runtime_error {
 
 /// Compiles `source` for the test target (BLOCKC_TEST_TARGET) and backend
 /// (in process, or a runner); fails the test with the diagnostic and returns
-/// null when it does not compile. `options.target` is ignored.
+/// null when it does not compile. `options.target` is ignored;
+/// `options.features` are added to the test target's.
 std::unique_ptr<TestModule> compileWithOptionsOrFail(const std::string &source,
                                                      CompileOptions options);
 
@@ -143,8 +144,10 @@ void launch(const TestKernel &kernel, blockc_grid grid, const std::vector<Arg> &
 
 /// Why the test target cannot compute dots with strategy `name` (its cascade
 /// lacks it: the target, or the CPU behind `host`, has no such unit), or
-/// nullopt; `generic` is always there.
-std::optional<std::string> missingDotStrategy(const std::string &name);
+/// nullopt; `generic` is always there. `extraFeatures` are added to the test
+/// target's, as a test's compile options may add them.
+std::optional<std::string> missingDotStrategy(const std::string &name,
+                                              const std::string &extraFeatures = "");
 
 /// Whether kernels run in this process (BLOCKC_TEST_RUNNER is empty).
 bool launchesInProcess();

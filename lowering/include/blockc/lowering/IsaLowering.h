@@ -85,6 +85,11 @@ enum CoreRequirement : uint64_t {
   kRequiresSpacemitIme = 1,
 };
 
+/// The function that kernels compiled with the IME's testing form
+/// (`--dot-strategy=ime-model`) call for each smt.vmadot; the process that
+/// loads them provides it (the QEMU tests' runner does).
+inline constexpr const char *kImeModelFunction = "blockc_ime_vmadot_model";
+
 /// One way of computing a dot: a matrix unit or a register-blocked vector
 /// micro-kernel. Lowering tries an ISA's strategies in order and falls back
 /// to its generic path, which accepts every dot.
@@ -96,6 +101,9 @@ public:
   virtual void emit(const DotOperands &dot) const = 0;
   /// CoreRequirement bits a kernel using this strategy carries.
   virtual uint64_t coreRequirements() const { return 0; }
+  /// Whether the strategy is used only when --dot-strategy names it (a
+  /// testing form, such as the IME's software model).
+  virtual bool onlyWhenNamed() const { return false; }
 };
 
 class IsaLowering {
