@@ -46,13 +46,14 @@ ScalableTile chooseTile(const ScalableRegisterFile &file, const DotOperands &dot
   unsigned group = 1;
   while (group < file.maxGroup && int64_t(group) * minLanes < dot.n)
     group *= 2;
-  // B's row as loaded, and widened when narrower than the accumulators (i8 to i16 only: vwmacc.vx
-  // widens the rest); A comes from scalar registers (.vf, .vx).
+  // B's row as loaded, and widened where no instruction widens it: f16
+  // multiplies as loaded (vfwmacc.vf), i8 as i16 (vwmacc.vx), bf16 is
+  // shifted into f32. A comes from scalar registers (.vf, .vx).
   auto registersOf = [&](unsigned bits) { return std::max(1u, group * bits / accBits); };
   unsigned bRegisters = registersOf(inBits);
-  if (inBits * 4 == accBits)
-    bRegisters += registersOf(inBits * 2);
-  else if (inBits < accBits)
+  if (dot.bKind == ScalarKind::I8)
+    bRegisters += registersOf(16);
+  else if (dot.bKind == ScalarKind::BF16)
     bRegisters += group;
   int64_t rows = std::max<int64_t>(1, (file.registers - bRegisters) / group);
   return {std::min(rows, dot.m), 1, group};
@@ -179,38 +180,78 @@ private:
       llvm::Value *x = broadcastA(k.aColumn[r], edge);
       for (size_t v = 0; v < bRow.size(); ++v) {
         size_t i = r * bRow.size() + v;
-        acc[i] = isFloat_
-                     ? b_.CreateIntrinsic(llvm::Intrinsic::fma, {vectorType_}, {x, bRow[v], c[i]})
-                     : b_.CreateAdd(c[i], b_.CreateMul(x, bRow[v]));
+        acc[i] = multiplyAdd(x, bRow[v], c[i], edge);
       }
     }
     return acc;
   }
 
-  // Under a vector length (RVV), i8 operands go through i16, so that the
-  // widening multiply-add (vwmacc.vx: i32 += i16 x i16) takes A from a
-  // scalar register and B's row widened once; the vp form of the first
-  // extension keeps LLVM from folding both into one, which no instruction
-  // multiplies.
-  bool widensThroughI16(const PanelEdge &edge) const {
-    return edge.evl && dot_.aKind == ScalarKind::I8 && dot_.cKind == ScalarKind::I32;
+  // Under a vector length (RVV), the widening multiply-adds take A from a
+  // scalar register and B's row as loaded: vfwmacc.vf (f32 += f16 x f16)
+  // and vwmacc.vx (i32 += i16 x i16, so i8 goes through i16). LLVM forms
+  // them from vp extensions and vp.fma, even with B's row extended once for
+  // all rows; the plain forms would be folded (two sign extensions into one,
+  // f16 A's extension into a scalar fcvt) out of the instructions' reach.
+  enum class Widening { None, Half, ByteThroughI16 };
+
+  Widening widening(const PanelEdge &edge) const {
+    if (!edge.evl)
+      return Widening::None;
+    if (dot_.aKind == ScalarKind::F16)
+      return Widening::Half;
+    if (dot_.aKind == ScalarKind::I8 && dot_.cKind == ScalarKind::I32)
+      return Widening::ByteThroughI16;
+    return Widening::None;
   }
 
   llvm::Value *widenB(llvm::Value *row, const PanelEdge &edge) {
-    if (!widensThroughI16(edge))
+    switch (widening(edge)) {
+    case Widening::None:
       return widenForDot(b_, row, dot_.bKind, dot_.cKind);
-    auto *i16s = llvm::ScalableVectorType::get(b_.getInt16Ty(), lanesPerVscale_);
-    llvm::Value *wide = b_.CreateIntrinsic(llvm::Intrinsic::vp_sext, {i16s, row->getType()},
-                                           {row, allLanes(i16s), edge.evl});
-    return b_.CreateSExt(wide, vectorType_);
+    case Widening::Half:
+      return vpCast(llvm::Intrinsic::vp_fpext, b_.CreateBitCast(row, halves()), vectorType_, edge);
+    case Widening::ByteThroughI16:
+      return b_.CreateSExt(vpCast(llvm::Intrinsic::vp_sext, row, shorts(), edge), vectorType_);
+    }
+    return nullptr;
   }
 
   llvm::Value *broadcastA(llvm::Value *x, const PanelEdge &edge) {
     llvm::ElementCount lanes = vectorType_->getElementCount();
-    if (!widensThroughI16(edge))
+    switch (widening(edge)) {
+    case Widening::None:
       return b_.CreateVectorSplat(lanes, widenForDot(b_, x, dot_.aKind, dot_.cKind));
-    return b_.CreateSExt(b_.CreateVectorSplat(lanes, b_.CreateSExt(x, b_.getInt16Ty())),
-                         vectorType_);
+    case Widening::Half:
+      return vpCast(llvm::Intrinsic::vp_fpext,
+                    b_.CreateVectorSplat(lanes, b_.CreateBitCast(x, b_.getHalfTy())), vectorType_,
+                    edge);
+    case Widening::ByteThroughI16:
+      return b_.CreateSExt(b_.CreateVectorSplat(lanes, b_.CreateSExt(x, b_.getInt16Ty())),
+                           vectorType_);
+    }
+    return nullptr;
+  }
+
+  llvm::Value *multiplyAdd(llvm::Value *x, llvm::Value *y, llvm::Value *acc,
+                           const PanelEdge &edge) {
+    if (!isFloat_)
+      return b_.CreateAdd(acc, b_.CreateMul(x, y));
+    if (widening(edge) == Widening::Half)
+      return b_.CreateIntrinsic(llvm::Intrinsic::vp_fma, {vectorType_},
+                                {x, y, acc, allLanes(vectorType_), edge.evl});
+    return b_.CreateIntrinsic(llvm::Intrinsic::fma, {vectorType_}, {x, y, acc});
+  }
+
+  llvm::Value *vpCast(llvm::Intrinsic::ID id, llvm::Value *v, llvm::Type *to,
+                      const PanelEdge &edge) {
+    return b_.CreateIntrinsic(id, {to, v->getType()}, {v, allLanes(to), edge.evl});
+  }
+
+  llvm::Type *halves() const {
+    return llvm::ScalableVectorType::get(b_.getHalfTy(), lanesPerVscale_);
+  }
+  llvm::Type *shorts() const {
+    return llvm::ScalableVectorType::get(b_.getInt16Ty(), lanesPerVscale_);
   }
 
   llvm::Align alignOf(llvm::Type *vector) const {
