@@ -90,8 +90,8 @@ public:
     }
     blockc_launch_options options;
     blockc_launch_options_init(&options);
-    if (blockc_launch_with_stack(jitted->fn, storage.data(), grid, &options,
-                                 jitted->scratchBytes) != 0)
+    blockc_kernel_info info = jitted->info();
+    if (blockc_launch_kernel(jitted->fn, storage.data(), grid, &options, &info) != 0)
       throw LaunchFailure("launch of " + describeLaunch(kernel, grid, args) +
                           " failed: " + blockc_last_error());
   }
