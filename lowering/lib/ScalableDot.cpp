@@ -220,6 +220,12 @@ private:
     llvm::ElementCount lanes = vectorType_->getElementCount();
     switch (widening(edge)) {
     case Widening::None:
+      // Under a vector length a bf16 scalar widens as a float, which stays
+      // in a float register for vfmacc.vf; widened by an integer shift, it
+      // would be splat as an integer vector.
+      if (edge.evl && dot_.aKind == ScalarKind::BF16)
+        return b_.CreateVectorSplat(
+            lanes, b_.CreateFPExt(b_.CreateBitCast(x, b_.getBFloatTy()), b_.getFloatTy()));
       return b_.CreateVectorSplat(lanes, widenForDot(b_, x, dot_.aKind, dot_.cKind));
     case Widening::Half:
       return vpCast(llvm::Intrinsic::vp_fpext,
