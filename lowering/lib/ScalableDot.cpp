@@ -75,7 +75,13 @@ public:
         cType_(dotMemoryType(b_.getContext(), dot.cKind)),
         vectorType_(llvm::ScalableVectorType::get(cType_, lanesPerVscale_)),
         inputVectorType_(llvm::ScalableVectorType::get(aType_, lanesPerVscale_)),
-        isFloat_(isFloatKind(dot.cKind)) {}
+        isFloat_(isFloatKind(dot.cKind)) {
+    if (file.tail != TailPredication::PredicatedLoop || bitWidth(dot.cKind) != 32)
+      return;
+    for (const LaneDotProduct &candidate : file.laneDots)
+      if (candidate.input == dot.aKind && dot.k >= int64_t(candidate.group))
+        laneDot_ = &candidate;
+  }
 
   /// The panels of C, each `vectors` hardware vectors wide, and in each the
   /// row tiles.
@@ -83,6 +89,8 @@ public:
     llvm::Value *vectorLanes =
         b_.CreateElementCount(b_.getInt64Ty(), vectorType_->getElementCount());
     llvm::Value *n = b_.getInt64(dot_.n);
+    if (laneDot_)
+      packGroupsOfB();
     emitColumnLoop([&](llvm::Value *col0) {
       PanelEdge edge;
       llvm::Value *width;
@@ -145,8 +153,16 @@ private:
     std::vector<llvm::Value *> acc;
     for (size_t i = 0; i < cAt.size(); ++i)
       acc.push_back(load(vectorType_, cAt[i], edge, int64_t(i) % tile_.vectors));
+    int64_t groupedK = 0;
+    if (laneDot_) {
+      groupedK = dot_.k / laneDot_->group * laneDot_->group;
+      acc = emitCarryingLoop(b_, 0, groupedK / laneDot_->group, 1, acc,
+                             [&](llvm::Value *g, const std::vector<llvm::Value *> &c) {
+                               return accumulateGroup(c, g, row0, col0, vectorLanes, rows, edge);
+                             });
+    }
     acc = emitCarryingLoop(
-        b_, 0, dot_.k, 1, acc, [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
+        b_, groupedK, dot_.k, 1, acc, [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
           return accumulate(c, loadOperands(kk, row0, col0, vectorLanes, rows, edge), edge);
         });
     for (size_t i = 0; i < cAt.size(); ++i)
@@ -167,6 +183,97 @@ private:
       k.aColumn.push_back(b_.CreateLoad(aType_, b_.CreateGEP(aType_, dot_.a, at)));
     }
     return k;
+  }
+
+  /// B's rows in groups of laneDot_->group k, each column's group
+  /// contiguous: packedB_[g][column][i] = B[g * group + i][column], for the
+  /// whole groups of k, with rows paddedColumns_ long (chunks of 16 columns,
+  /// interleaved by one shuffle).
+  void packGroupsOfB() {
+    int64_t group = laneDot_->group, groups = dot_.k / group;
+    paddedColumns_ = (dot_.n + kPackColumns - 1) / kPackColumns * kPackColumns;
+    packedB_ = dot_.allocateScratch(
+        llvm::ArrayType::get(aType_, uint64_t(groups * paddedColumns_ * group)), "dot.b_groups");
+    auto *rowType = llvm::FixedVectorType::get(aType_, unsigned(kPackColumns));
+    auto packChunk = [&](llvm::Value *g, llvm::Value *col0, int64_t columns) {
+      llvm::Value *mask =
+          columns == kPackColumns ? nullptr : firstLanesMask(b_, kPackColumns, columns);
+      std::vector<llvm::Value *> rows;
+      for (int64_t i = 0; i < group; ++i) {
+        llvm::Value *k = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(group)), b_.getInt64(i));
+        llvm::Value *from =
+            b_.CreateGEP(aType_, dot_.b, b_.CreateAdd(b_.CreateMul(k, b_.getInt64(dot_.n)), col0));
+        if (mask)
+          rows.push_back(b_.CreateMaskedLoad(rowType, from, alignOf(rowType), mask,
+                                             llvm::Constant::getNullValue(rowType)));
+        else
+          rows.push_back(b_.CreateAlignedLoad(rowType, from, alignOf(rowType)));
+      }
+      // Rows side by side, then column c's group at c * group.
+      while (rows.size() > 1) {
+        std::vector<llvm::Value *> pairs;
+        for (size_t i = 0; i < rows.size(); i += 2) {
+          auto width = llvm::cast<llvm::FixedVectorType>(rows[i]->getType())->getNumElements();
+          std::vector<int> both(width * 2);
+          for (unsigned e = 0; e < width * 2; ++e)
+            both[e] = int(e);
+          pairs.push_back(b_.CreateShuffleVector(rows[i], rows[i + 1], both));
+        }
+        rows = pairs;
+      }
+      std::vector<int> interleave;
+      for (int64_t c = 0; c < kPackColumns; ++c)
+        for (int64_t i = 0; i < group; ++i)
+          interleave.push_back(int(i * kPackColumns + c));
+      llvm::Value *packed = b_.CreateShuffleVector(rows[0], interleave);
+      llvm::Value *to = b_.CreateGEP(
+          aType_, packedB_,
+          b_.CreateMul(b_.CreateAdd(b_.CreateMul(g, b_.getInt64(paddedColumns_)), col0),
+                       b_.getInt64(group)));
+      b_.CreateAlignedStore(packed, to, alignOf(rowType));
+    };
+    int64_t fullColumns = dot_.n / kPackColumns * kPackColumns;
+    emitConstantLoop(b_, 0, groups, 1, [&](llvm::Value *g) {
+      emitConstantLoop(b_, 0, fullColumns, kPackColumns,
+                       [&](llvm::Value *col0) { packChunk(g, col0, kPackColumns); });
+      if (int64_t rest = dot_.n - fullColumns)
+        packChunk(g, b_.getInt64(fullColumns), rest);
+    });
+  }
+
+  /// One group of k through the lane dot product: B's packed groups, and
+  /// A's group of each row broadcast as one 32-bit word.
+  std::vector<llvm::Value *> accumulateGroup(const std::vector<llvm::Value *> &c, llvm::Value *g,
+                                             llvm::Value *row0, llvm::Value *col0,
+                                             llvm::Value *vectorLanes, int64_t rows,
+                                             const PanelEdge &edge) {
+    int64_t group = laneDot_->group;
+    llvm::Type *element = dot_.aKind == ScalarKind::BF16 ? b_.getBFloatTy() : aType_;
+    auto *words = llvm::ScalableVectorType::get(b_.getInt32Ty(), lanesPerVscale_);
+    auto *narrow = llvm::ScalableVectorType::get(element, unsigned(lanesPerVscale_ * group));
+    std::vector<llvm::Value *> bGroups;
+    for (int64_t v = 0; v < tile_.vectors; ++v) {
+      llvm::Value *column = b_.CreateAdd(col0, b_.CreateMul(vectorLanes, b_.getInt64(v)));
+      llvm::Value *at = b_.CreateMul(
+          b_.CreateAdd(b_.CreateMul(g, b_.getInt64(paddedColumns_)), column), b_.getInt64(group));
+      bGroups.push_back(
+          b_.CreateBitCast(load(words, b_.CreateGEP(aType_, packedB_, at), edge, v), narrow));
+    }
+    std::vector<llvm::Value *> acc(c.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      llvm::Value *at =
+          b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)),
+                       b_.CreateMul(g, b_.getInt64(group)));
+      llvm::Value *word = b_.CreateAlignedLoad(b_.getInt32Ty(), b_.CreateGEP(aType_, dot_.a, at),
+                                               llvm::Align(aType_->getScalarSizeInBits() / 8));
+      llvm::Value *x =
+          b_.CreateBitCast(b_.CreateVectorSplat(words->getElementCount(), word), narrow);
+      for (int64_t v = 0; v < tile_.vectors; ++v) {
+        size_t i = size_t(r * tile_.vectors + v);
+        acc[i] = laneDot_->emit(b_, c[i], x, bGroups[size_t(v)]);
+      }
+    }
+    return acc;
   }
 
   /// The accumulators `c` plus A's column times B's row.
@@ -293,8 +400,14 @@ private:
 
   const DotOperands &dot_;
   llvm::IRBuilderBase &b_;
+  // Columns of B packed at once: 16 elements of each row in a shuffle.
+  static constexpr int64_t kPackColumns = 16;
+
   ScalableTile tile_;
   unsigned lanesPerVscale_;
+  const LaneDotProduct *laneDot_ = nullptr;
+  llvm::Value *packedB_ = nullptr;
+  int64_t paddedColumns_ = 0;
   llvm::Type *aType_, *cType_;
   llvm::ScalableVectorType *vectorType_, *inputVectorType_;
   bool isFloat_;

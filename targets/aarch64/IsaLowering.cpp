@@ -5,6 +5,7 @@
 
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IntrinsicsAArch64.h"
 
 namespace blockc::aarch64 {
 
@@ -22,7 +23,7 @@ public:
     if (target.scalable)
       dots_.push_back(std::make_unique<ScalableDot>(
           "sve-fma", ScalableRegisterFile{kBitsPerVscale, minVscale(), 32, 1,
-                                          TailPredication::PredicatedLoop}));
+                                          TailPredication::PredicatedLoop, laneDots()}));
     else
       dots_.push_back(std::make_unique<RegisterBlockedDot>("neon-fma", RegisterFile{128, 32}));
   }
@@ -48,6 +49,25 @@ public:
   const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const override { return dots_; }
 
 private:
+  // SVE's sdot (every SVE core) and bfdot (BF16): four i8 or two bf16
+  // products into each 32-bit lane. bfdot rounds its pair sum to odd and
+  // flushes denormals (the Arm ARM's BFDotAdd), unlike fmla on widened
+  // values; AMX's tdpbf16ps makes the same trade.
+  std::vector<LaneDotProduct> laneDots() const {
+    auto call = [](llvm::Intrinsic::ID id, bool overloaded) {
+      return [id, overloaded](llvm::IRBuilderBase &b, llvm::Value *acc, llvm::Value *x,
+                              llvm::Value *y) -> llvm::Value * {
+        return overloaded ? b.CreateIntrinsic(id, {acc->getType()}, {acc, x, y})
+                          : b.CreateIntrinsic(id, {}, {acc, x, y});
+      };
+    };
+    std::vector<LaneDotProduct> dots{
+        {ScalarKind::I8, 4, call(llvm::Intrinsic::aarch64_sve_sdot, true)}};
+    if (target_.has(Feature::BF16))
+      dots.push_back({ScalarKind::BF16, 2, call(llvm::Intrinsic::aarch64_sve_bfdot, false)});
+    return dots;
+  }
+
   unsigned minVscale() const { return target_.fixedVscale ? target_.fixedVscale : 1; }
 
   std::vector<std::unique_ptr<DotStrategy>> dots_;

@@ -91,6 +91,20 @@ private:
   RegisterFile file_;
 };
 
+/// An instruction that adds to each 32-bit lane of an accumulator the dot
+/// product of `group` consecutive narrow elements of two vectors (SVE's sdot
+/// for i8, bfdot for bf16): acc[j] += sum over i < group of
+/// x[group j + i] * y[group j + i].
+struct LaneDotProduct {
+  ScalarKind input;
+  unsigned group;
+  /// Emits it: `acc` has 32-bit lanes, `x` and `y` `group` times as many
+  /// elements of `input`'s type (bfloat for bf16).
+  std::function<llvm::Value *(llvm::IRBuilderBase &b, llvm::Value *acc, llvm::Value *x,
+                              llvm::Value *y)>
+      emit;
+};
+
 /// A register file of scalable vectors (RVV, SVE), as a micro-kernel sees it.
 struct ScalableRegisterFile {
   /// Bits of a register per unit of vscale: 64 on RVV, 128 on SVE.
@@ -103,6 +117,9 @@ struct ScalableRegisterFile {
   /// How a panel's last columns are cut: a vector length (every op of the
   /// panel runs under it) or a lane mask per vector.
   TailPredication tail;
+  /// Dot-product instructions the micro-kernel uses for their input types
+  /// (under lane masks only).
+  std::vector<LaneDotProduct> laneDots = {};
 };
 
 /// The register-blocked micro-kernel for vector-length-agnostic ISAs: a
@@ -113,8 +130,12 @@ struct ScalableRegisterFile {
 /// (IREE's RVV tiles: 7 rows of m4), with A broadcast from scalar registers
 /// (vfmacc.vf, vwmacc.vx); under lane masks the tile is chosen as the fixed
 /// kernel's is. B is read in place: rows of a dot's operand buffer are
-/// contiguous, and a panel's width is only known at run time. Accepts what
-/// acceptsWidenedFma accepts.
+/// contiguous, and a panel's width is only known at run time. Where a
+/// LaneDotProduct takes the dot's inputs, B is first packed into groups of
+/// that many k per column (VNNI's layout), and each group of k is one
+/// instruction per accumulator with A's group broadcast as one 32-bit word;
+/// the k left over after the last whole group take the FMA step. Accepts
+/// what acceptsWidenedFma accepts.
 class ScalableDot final : public DotStrategy {
 public:
   ScalableDot(std::string name, ScalableRegisterFile file) : name_(std::move(name)), file_(file) {}
