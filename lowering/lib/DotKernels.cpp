@@ -68,13 +68,15 @@ void setLoopUnroll(llvm::Instruction *latch, unsigned count) {
   latch->setMetadata(llvm::LLVMContext::MD_loop, loopID);
 }
 
-std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end,
-                                            int64_t step, std::vector<llvm::Value *> values,
-                                            const CarryingBody &body) {
-  if (begin >= end)
-    return values;
-  if (end - begin <= step)
-    return body(b.getInt64(begin), values);
+namespace {
+
+/// `for (iv = begin; iv < end; iv = next)` where the body returns `next`
+/// and the values carried out of the iteration; at least one iteration,
+/// never unrolled.
+std::vector<llvm::Value *>
+emitLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, std::vector<llvm::Value *> values,
+         const std::function<std::pair<llvm::Value *, std::vector<llvm::Value *>>(
+             llvm::Value *iv, const std::vector<llvm::Value *> &carried)> &body) {
   llvm::LLVMContext &ctx = b.getContext();
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock *pre = b.GetInsertBlock();
@@ -89,8 +91,7 @@ std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begi
     phis.push_back(b.CreatePHI(init->getType(), 2));
     phis.back()->addIncoming(init, pre);
   }
-  std::vector<llvm::Value *> next = body(iv, std::vector<llvm::Value *>(phis.begin(), phis.end()));
-  llvm::Value *nextIv = b.CreateAdd(iv, b.getInt64(step), "", true, true);
+  auto [nextIv, next] = body(iv, std::vector<llvm::Value *>(phis.begin(), phis.end()));
   iv->addIncoming(nextIv, b.GetInsertBlock());
   for (size_t i = 0; i < phis.size(); ++i)
     phis[i]->addIncoming(next[i], b.GetInsertBlock());
@@ -100,6 +101,29 @@ std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begi
   setLoopUnroll(b.CreateCondBr(b.CreateICmpSLT(nextIv, b.getInt64(end)), loop, exit), 1);
   b.SetInsertPoint(exit);
   return next;
+}
+
+} // namespace
+
+std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end,
+                                            int64_t step, std::vector<llvm::Value *> values,
+                                            const CarryingBody &body) {
+  if (begin >= end)
+    return values;
+  if (end - begin <= step)
+    return body(b.getInt64(begin), values);
+  return emitLoop(b, begin, end, std::move(values),
+                  [&](llvm::Value *iv, const std::vector<llvm::Value *> &carried) {
+                    std::vector<llvm::Value *> next = body(iv, carried);
+                    return std::make_pair(b.CreateAdd(iv, b.getInt64(step), "", true, true), next);
+                  });
+}
+
+void emitSteppingLoop(llvm::IRBuilderBase &b, int64_t end,
+                      const std::function<llvm::Value *(llvm::Value *)> &body) {
+  emitLoop(b, 0, end, {}, [&](llvm::Value *iv, const std::vector<llvm::Value *> &) {
+    return std::make_pair(body(iv), std::vector<llvm::Value *>());
+  });
 }
 
 void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,

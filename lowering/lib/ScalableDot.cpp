@@ -91,7 +91,7 @@ public:
     llvm::Value *n = b_.getInt64(dot_.n);
     if (laneDot_)
       packGroupsOfB();
-    emitColumnLoop([&](llvm::Value *col0) {
+    emitSteppingLoop(b_, dot_.n, [&](llvm::Value *col0) {
       PanelEdge edge;
       llvm::Value *width;
       if (tail == TailPredication::VectorLength) {
@@ -118,23 +118,6 @@ public:
   }
 
 private:
-  /// `for (col0 = 0; col0 < n; col0 = body(col0))`, n >= 1: at least one panel.
-  void emitColumnLoop(const std::function<llvm::Value *(llvm::Value *)> &body) {
-    llvm::LLVMContext &ctx = b_.getContext();
-    llvm::Function *fn = b_.GetInsertBlock()->getParent();
-    llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *loop = llvm::BasicBlock::Create(ctx, "dot.panel", fn);
-    auto *exit = llvm::BasicBlock::Create(ctx, "dot.panel.exit", fn);
-    b_.CreateBr(loop);
-    b_.SetInsertPoint(loop);
-    llvm::PHINode *col0 = b_.CreatePHI(b_.getInt64Ty(), 2, "dot.col0");
-    col0->addIncoming(b_.getInt64(0), pre);
-    llvm::Value *next = body(col0);
-    col0->addIncoming(next, b_.GetInsertBlock());
-    setLoopUnroll(b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(dot_.n)), loop, exit), 1);
-    b_.SetInsertPoint(exit);
-  }
-
   /// The operands of one k, as loaded: B's row vectors and A's column.
   struct KOperands {
     std::vector<llvm::Value *> bRow, aColumn;

@@ -51,6 +51,12 @@ std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begi
 void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
                       const std::function<void(llvm::Value *)> &body);
 
+/// `for (iv = 0; iv < end; iv = body(iv))` with `end` >= 1: the body runs at
+/// least once and returns the next induction variable (a step known only at
+/// run time, such as a vector length); never unrolled.
+void emitSteppingLoop(llvm::IRBuilderBase &b, int64_t end,
+                      const std::function<llvm::Value *(llvm::Value *)> &body);
+
 /// A vector register file as a micro-kernel sees it.
 struct RegisterFile {
   unsigned vectorBits;
