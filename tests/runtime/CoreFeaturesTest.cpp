@@ -11,6 +11,7 @@
 #include "CoreFeatures.h"
 
 #include <cstdlib>
+#include <functional>
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>
@@ -52,6 +53,15 @@ std::string text(const CoreSet &set) {
 /// A topology table for every core id, all unknown.
 std::vector<CoreTopology> unknownTopology() {
   return std::vector<CoreTopology>(BLOCKC_MAX_CORE_ID + 1);
+}
+
+/// The IME cores of a K1 whose eight cores are X60s, core c with the
+/// cluster and package ids `ids(c)`.
+ImeCores imeCoresOfK1(const std::function<CoreTopology(int core)> &ids) {
+  auto topology = unknownTopology();
+  for (int core = 0; core < 8; ++core)
+    topology[size_t(core)] = ids(core);
+  return imeCoresOfX60s(cores({0, 1, 2, 3, 4, 5, 6, 7}), topology.data());
 }
 
 //===- /proc/cpuinfo ----------------------------------------------------------===//
@@ -127,20 +137,14 @@ TEST(CpuInfo, IdsOfOneEntryDoNotLeakIntoTheNext) {
 // Linux 6.x: the cpu-map's clusters are cluster_id 0 and 1; all cores are in
 // package 0.
 TEST(ImeCores, ClusterIdOfLinux6) {
-  auto topology = unknownTopology();
-  for (int core = 0; core < 8; ++core)
-    topology[size_t(core)] = {core / 4, 0};
-  ImeCores ime = imeCoresOfX60s(cores({0, 1, 2, 3, 4, 5, 6, 7}), topology.data());
+  ImeCores ime = imeCoresOfK1([](int core) { return CoreTopology{core / 4, 0}; });
   EXPECT_EQ(text(ime.cores), "0-3");
   EXPECT_EQ(ime.evidence, ImeEvidence::ClusterId);
 }
 
 // Before 6.0 a cpu-map cluster became the physical package.
 TEST(ImeCores, PackageIdOfOlderKernels) {
-  auto topology = unknownTopology();
-  for (int core = 0; core < 8; ++core)
-    topology[size_t(core)] = {-1, core / 4};
-  ImeCores ime = imeCoresOfX60s(cores({0, 1, 2, 3, 4, 5, 6, 7}), topology.data());
+  ImeCores ime = imeCoresOfK1([](int core) { return CoreTopology{-1, core / 4}; });
   EXPECT_EQ(text(ime.cores), "0-3");
   EXPECT_EQ(ime.evidence, ImeEvidence::PackageId);
 }
@@ -148,10 +152,7 @@ TEST(ImeCores, PackageIdOfOlderKernels) {
 // Without a cpu-map every core is in package 0 and no cluster: ids that do
 // not split the X60s say nothing, and the K1's layout is assumed.
 TEST(ImeCores, NoClustersFallBackToCores0To3) {
-  auto topology = unknownTopology();
-  for (int core = 0; core < 8; ++core)
-    topology[size_t(core)] = {-1, 0};
-  ImeCores ime = imeCoresOfX60s(cores({0, 1, 2, 3, 4, 5, 6, 7}), topology.data());
+  ImeCores ime = imeCoresOfK1([](int core) { return CoreTopology{-1, 0}; });
   EXPECT_EQ(text(ime.cores), "0-3");
   EXPECT_EQ(ime.evidence, ImeEvidence::FirstFourCores);
 
