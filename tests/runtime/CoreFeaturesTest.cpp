@@ -152,7 +152,7 @@ TEST(ImeCores, PackageIdOfOlderKernels) {
 // Without a cpu-map every core is in package 0 and no cluster: ids that do
 // not split the X60s say nothing, and the K1's layout is assumed.
 TEST(ImeCores, NoClustersFallBackToCores0To3) {
-  ImeCores ime = imeCoresOfK1([](int core) { return CoreTopology{-1, 0}; });
+  ImeCores ime = imeCoresOfK1([](int) { return CoreTopology{-1, 0}; });
   EXPECT_EQ(text(ime.cores), "0-3");
   EXPECT_EQ(ime.evidence, ImeEvidence::FirstFourCores);
 
