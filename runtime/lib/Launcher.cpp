@@ -3,14 +3,26 @@
 // The whole grid is one flat loop, so OpenMP's schedule balances over all
 // programs at once whatever the grid's shape; the grid order is only how a
 // flat index is decoded. Nothing here allocates: options are read in place,
-// the decoder and each thread's pinning state live on the stack.
+// the decoder and each thread's pinning state live on the stack. A traced
+// launch is the same code instantiated with a SpanRecorder (Trace.h); the
+// choice is made once per launch.
 //
 //===----------------------------------------------------------------------===//
+// bench/LauncherBench.cpp builds this file a second time without the trace
+// check, under names of its own, to compare a launch before and after tracing
+// in one process.
+#ifdef BLOCKC_LAUNCHER_WITHOUT_TRACING
+#define blockc_launch blockc_untraced_launch
+#define blockc_launch_with_stack blockc_untraced_launch_with_stack
+#define blockc_launch_kernel blockc_untraced_launch_kernel
+#endif
+
 #include "CoreRequirements.h"
 #include "GridOrder.h"
 #include "LastError.h"
 #include "ThreadPinning.h"
 #include "ThreadStack.h"
+#include "Trace.h"
 #include "blockc/runtime.h"
 
 #include <algorithm>
@@ -31,6 +43,7 @@ struct Launch {
   const blockc_launch_options &options;
   uint64_t scratchBytes; // 0: not checked
   const char *name;      // null: unknown
+  LaunchTrace *trace;    // null: not traced
 };
 
 /// Whether this thread's stack holds a program of the launch.
@@ -64,7 +77,8 @@ template <typename Order> void runProgram(const Launch &launch, const Order &ord
 /// The schedule kind is OpenMP syntax, hence one loop per kind. The
 /// alternative, schedule(runtime) after omp_set_schedule, would overwrite a
 /// setting that belongs to the application.
-template <typename Order> void runShareOfLoop(const Launch &launch, const Order &order) {
+template <typename Order, typename Recorder>
+void runShareOfLoop(const Launch &launch, const Order &order, Recorder &recorder) {
   const int64_t programs = launch.programs;
   const int chunk = launch.options.chunk_size;
   switch (launch.options.schedule) {
@@ -74,22 +88,28 @@ template <typename Order> void runShareOfLoop(const Launch &launch, const Order 
     const int64_t share = programs / (int64_t(omp_get_num_threads()) * 8);
     const int autoChunk = chunk > 0 ? chunk : int(std::clamp<int64_t>(share, 1, INT32_MAX));
 #pragma omp for schedule(dynamic, autoChunk) nowait
-    for (int64_t flat = 0; flat < programs; ++flat)
+    for (int64_t flat = 0; flat < programs; ++flat) {
+      recorder.program(flat);
       runProgram(launch, order, flat);
+    }
     break;
   }
   case BLOCKC_SCHEDULE_DYNAMIC: {
     const int dynamicChunk = std::max(chunk, 1); // OpenMP's default chunk is 1
 #pragma omp for schedule(dynamic, dynamicChunk) nowait
-    for (int64_t flat = 0; flat < programs; ++flat)
+    for (int64_t flat = 0; flat < programs; ++flat) {
+      recorder.program(flat);
       runProgram(launch, order, flat);
+    }
     break;
   }
   case BLOCKC_SCHEDULE_GUIDED: {
     const int minimumChunk = std::max(chunk, 1); // OpenMP's default minimum is 1
 #pragma omp for schedule(guided, minimumChunk) nowait
-    for (int64_t flat = 0; flat < programs; ++flat)
+    for (int64_t flat = 0; flat < programs; ++flat) {
+      recorder.program(flat);
       runProgram(launch, order, flat);
+    }
     break;
   }
   default:
@@ -97,15 +117,20 @@ template <typename Order> void runShareOfLoop(const Launch &launch, const Order 
     // different schedule from any chunk size, not a default chunk.
     if (chunk == 0) {
 #pragma omp for schedule(static) nowait
-      for (int64_t flat = 0; flat < programs; ++flat)
+      for (int64_t flat = 0; flat < programs; ++flat) {
+        recorder.program(flat);
         runProgram(launch, order, flat);
+      }
     } else {
 #pragma omp for schedule(static, chunk) nowait
-      for (int64_t flat = 0; flat < programs; ++flat)
+      for (int64_t flat = 0; flat < programs; ++flat) {
+        recorder.program(flat);
         runProgram(launch, order, flat);
+      }
     }
     break;
   }
+  recorder.finish();
 }
 
 /// -1 when the launch pins nothing.
@@ -120,7 +145,8 @@ int pinningFailed(int thread, int core, int error) {
               std::strerror(error));
 }
 
-template <typename Order> int runOnCallingThread(const Launch &launch, const Order &order) {
+template <typename Order, typename Recorder>
+int runOnCallingThread(const Launch &launch, const Order &order) {
   int core = coreOfThread(launch.options, 0);
   ThreadPin pin(core);
   if (pin.error())
@@ -128,12 +154,17 @@ template <typename Order> int runOnCallingThread(const Launch &launch, const Ord
   uint64_t left = 0;
   if (!stackFits(launch, left))
     return stackTooSmall(launch, 0, left);
-  for (int64_t flat = 0; flat < launch.programs; ++flat)
+  Recorder recorder(launch.trace, 0);
+  for (int64_t flat = 0; flat < launch.programs; ++flat) {
+    recorder.program(flat);
     runProgram(launch, order, flat);
+  }
+  recorder.finish();
   return succeed();
 }
 
-template <typename Order> int runInParallel(const Launch &launch, const Order &order, int threads) {
+template <typename Order, typename Recorder>
+int runInParallel(const Launch &launch, const Order &order, int threads) {
   const bool pinning = launch.options.num_affinity_cores > 0;
   std::atomic<int> failedThread{-1};
   // Written only by the thread that set failedThread.
@@ -143,6 +174,9 @@ template <typename Order> int runInParallel(const Launch &launch, const Order &o
 #pragma omp parallel num_threads(threads)
   {
     int thread = omp_get_thread_num();
+    Recorder recorder(launch.trace, thread);
+    if (launch.trace && thread == 0)
+      launch.trace->setTeamSize(omp_get_num_threads());
     int core = coreOfThread(launch.options, thread);
     ThreadPin pin(core);
     uint64_t left = 0;
@@ -162,12 +196,12 @@ template <typename Order> int runInParallel(const Launch &launch, const Order &o
       // failed pin means that no program ran rather than some of them.
 #pragma omp barrier
       if (failedThread.load() < 0)
-        runShareOfLoop(launch, order);
+        runShareOfLoop(launch, order, recorder);
     } else if (stackOk) {
       // No barrier for the stack alone: it would cost every launch about 2 us
       // at 16 threads (bench/LauncherBench.cpp) for a configuration error. A
       // thread whose stack is too small runs nothing; the launch then fails.
-      runShareOfLoop(launch, order);
+      runShareOfLoop(launch, order, recorder);
     } else {
       recordFailure();
     }
@@ -186,9 +220,15 @@ template <typename Order> int run(const Launch &launch, const Order &order) {
                                                      : omp_get_max_threads();
   // Threads beyond one per program would only wait at the barrier.
   threads = std::min(threads, launch.programs);
+  if (launch.trace) {
+    launch.trace->reserve(int(threads), launch.programs, options.schedule, options.chunk_size);
+    if (threads <= 1)
+      return runOnCallingThread<Order, SpanRecorder>(launch, order);
+    return runInParallel<Order, SpanRecorder>(launch, order, int(threads));
+  }
   if (threads <= 1)
-    return runOnCallingThread(launch, order);
-  return runInParallel(launch, order, int(threads));
+    return runOnCallingThread<Order, NoSpanRecorder>(launch, order);
+  return runInParallel<Order, NoSpanRecorder>(launch, order, int(threads));
 }
 
 template <typename Index> int runInOrder(const Launch &launch) {
@@ -227,6 +267,20 @@ int countPrograms(const blockc_grid &grid, int64_t &programs) {
   programs = plane * grid.z;
   return BLOCKC_SUCCESS;
 }
+
+#ifndef BLOCKC_LAUNCHER_WITHOUT_TRACING
+/// Out of line, so that an untraced launch pays only for the check.
+__attribute__((noinline)) int runTraced(Launch &launch, const blockc_grid &grid) {
+  LaunchTrace trace;
+  if (int status = trace.begin(launch.name, grid, launch.programs, launch.options))
+    return status;
+  if (trace.recording())
+    launch.trace = &trace;
+  int status = launch.programs == 0 ? succeed() : runInOrder(launch);
+  trace.end(status);
+  return status;
+}
+#endif
 
 } // namespace
 
@@ -280,10 +334,13 @@ extern "C" int blockc_launch_kernel(blockc_kernel_fn kernel, void **args, blockc
   if (int status =
           placeByRequirements(known.name, known.core_requirements, *options, placed, effective))
     return status;
+  Launch launch{kernel,   args,       int32_t(grid.x),     int32_t(grid.y), int32_t(grid.z),
+                programs, *effective, known.scratch_bytes, known.name,      nullptr};
+#ifndef BLOCKC_LAUNCHER_WITHOUT_TRACING
+  if (__builtin_expect(traceMayBeOn(), 0))
+    return runTraced(launch, grid);
+#endif
   if (programs == 0)
     return succeed();
-
-  Launch launch{kernel,   args,       int32_t(grid.x),     int32_t(grid.y), int32_t(grid.z),
-                programs, *effective, known.scratch_bytes, known.name};
   return runInOrder(launch);
 }

@@ -36,8 +36,9 @@ typedef enum blockc_status {
   BLOCKC_ERROR_INVALID_ENVIRONMENT = 3, /* a BLOCKC_* environment variable */
   BLOCKC_ERROR_AFFINITY = 4,            /* pinning failed at launch; no program ran */
   BLOCKC_ERROR_STACK = 5,               /* a thread's stack is too small; it ran no program */
-  BLOCKC_ERROR_CORE_REQUIREMENT = 6     /* no allowed core has a unit the kernel needs; no
+  BLOCKC_ERROR_CORE_REQUIREMENT = 6,    /* no allowed core has a unit the kernel needs; no
                                            program ran */
+  BLOCKC_ERROR_TRACE_FILE = 7           /* the trace file cannot be opened or written */
 } blockc_status;
 
 /* The number of programs along each axis. Each is in [0, INT32_MAX] because a
@@ -191,6 +192,61 @@ typedef struct blockc_bounds_report {
   int64_t offset; /* of the first bad lane, in elements from the argument */
   int64_t extent; /* of the argument, in elements */
 } blockc_bounds_report;
+
+/* Tracing (docs/launcher.md, "Tracing a launch"). While a trace records, every
+ * launch in the process records its kernel, grid, options, start and end, and
+ * for each thread of its team the spans of consecutive programs (flat indices)
+ * that thread ran. The trace is written as Chrome trace event JSON (open it in
+ * ui.perfetto.dev or chrome://tracing) by blockc_trace_flush, blockc_trace_stop,
+ * a later blockc_trace_start, and at process exit. Timestamps are microseconds
+ * of the monotonic clock from the trace's start.
+ *
+ * BLOCKC_TRACE=FILE starts a trace at the first launch of the process, unless
+ * blockc_trace_start or blockc_trace_stop was called before: the API takes
+ * over from the variable. A FILE that cannot be opened for writing makes every
+ * launch fail with BLOCKC_ERROR_INVALID_ENVIRONMENT, naming the file.
+ *
+ * Off, a trace costs a launch one load of a flag; on, each thread reads the
+ * clock once per span, into a buffer allocated before the parallel region, and
+ * the launch appends its records to the trace under a mutex after its programs
+ * have run. A trace keeps at most BLOCKC_TRACE_MAX_SPANS spans; later launches
+ * are counted, not recorded. */
+#define BLOCKC_TRACE_MAX_SPANS (1 << 22)
+
+/* Starts a new trace written to `path` (created or truncated now, so that an
+ * unwritable path fails here, with BLOCKC_ERROR_TRACE_FILE), or kept in memory
+ * only when `path` is NULL. A trace already recording is first written and
+ * closed; on an error it goes on recording. */
+int blockc_trace_start(const char *path);
+
+/* Writes the trace recorded so far to its file, which then holds a complete
+ * JSON document; recording goes on. Succeeds and does nothing when no trace
+ * records or it has no file. */
+int blockc_trace_flush(void);
+
+/* Writes the trace to its file and stops recording. Its records stay readable
+ * through blockc_trace_read until the next blockc_trace_start. */
+int blockc_trace_stop(void);
+
+/* One record of a trace: a launch as a whole (thread -1), or a span of
+ * consecutive programs that one thread of its team ran. A launch comes before
+ * the spans of its threads. */
+typedef struct blockc_trace_span {
+  int64_t launch;          /* 0 for the trace's first launch, then 1, 2, ... */
+  int32_t thread;          /* OpenMP thread number in the launch's team, or -1 */
+  int32_t threads;         /* the launch's team size */
+  int64_t first_program;   /* flat index of the span's first program; 0 for a launch */
+  int64_t programs;        /* programs in the span; a launch: the grid's */
+  int64_t untraced;        /* a launch: programs that ran after a span buffer was full */
+  double start_us, end_us; /* from the trace's start */
+} blockc_trace_span;
+
+/* Copies records `first`, `first + 1`, ... of the current (or last stopped)
+ * trace into `spans`, at most `capacity` of them, and returns how many the
+ * trace holds in all (0 without a trace), so that a NULL `spans` asks the
+ * size. Each launch's records are appended together: a read never sees part
+ * of a launch. */
+int64_t blockc_trace_read(blockc_trace_span *spans, int64_t first, int64_t capacity);
 
 /* The message of the last call on this thread that failed, or "" if the last
  * call succeeded. It stays valid until the next blockc call on this thread. */
