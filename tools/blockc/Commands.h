@@ -15,6 +15,7 @@ int runPrint(const std::vector<std::string> &args);
 int runCompile(const std::vector<std::string> &args);
 int runTargets(const std::vector<std::string> &args);
 int runRun(const std::vector<std::string> &args);
+int runInspect(const std::vector<std::string> &args);
 
 /// The flags of every command that compiles (--target, -D, --fast-math,
 /// --print-after, --dump-dir) and the options they set; in CompileCommand.cpp.

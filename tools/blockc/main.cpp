@@ -23,6 +23,8 @@ const Command kCommands[] = {
     {"compile", "compile a .bir file to LLVM IR, assembly, an object, a .so or a C header",
      blockc::driver::runCompile},
     {"run", "compile a kernel in process and run it over a grid", blockc::driver::runRun},
+    {"inspect", "report the vector and matrix instructions of each function and loop",
+     blockc::driver::runInspect},
     {"targets", "list the targets with their features and vector widths",
      blockc::driver::runTargets},
 };

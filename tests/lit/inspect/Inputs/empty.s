@@ -1,0 +1,1 @@
+# An object with no code, for the error tests.

@@ -1,0 +1,204 @@
+//===- InspectCommand.cpp - `blockc inspect` ------------------------------===//
+//
+// Reads a .bir file (compiled here for --target), an ELF object, a static
+// library or a shared library, and prints what its functions and loops ask
+// of the vector and matrix units (docs/inspect.md).
+//
+//===----------------------------------------------------------------------===//
+#include "Arguments.h"
+#include "Commands.h"
+#include "blockc/frontend/IRUtils.h"
+#include "blockc/inspect/Inspect.h"
+#include "blockc/lowering/Compiler.h"
+
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Object/Archive.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <iostream>
+
+namespace blockc::driver {
+
+namespace {
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Inspects one object (a file, or a member of an archive named `source`).
+bool inspectOne(const llvm::object::ObjectFile &object, const std::string &source,
+                const inspect::InspectOptions &options, std::vector<inspect::Report> &reports,
+                std::string &error) {
+  std::optional<inspect::Report> report = inspect::inspectObject(object, options, error);
+  if (!report) {
+    error = source + ": " + error;
+    return false;
+  }
+  report->source = source;
+  reports.push_back(std::move(*report));
+  return true;
+}
+
+/// The reports of every object in `buffer`: itself, or each member of an
+/// archive.
+bool inspectBuffer(llvm::MemoryBufferRef buffer, const std::string &path,
+                   const inspect::InspectOptions &options, std::vector<inspect::Report> &reports,
+                   std::string &error) {
+  llvm::file_magic magic = llvm::identify_magic(buffer.getBuffer());
+  if (magic == llvm::file_magic::archive) {
+    llvm::Expected<std::unique_ptr<llvm::object::Archive>> archive =
+        llvm::object::Archive::create(buffer);
+    if (!archive) {
+      error = path + ": not a readable archive: " + llvm::toString(archive.takeError());
+      return false;
+    }
+    llvm::Error failure = llvm::Error::success();
+    size_t members = 0;
+    for (const llvm::object::Archive::Child &child : (*archive)->children(failure)) {
+      llvm::Expected<llvm::MemoryBufferRef> member = child.getMemoryBufferRef();
+      llvm::Expected<llvm::StringRef> name = child.getName();
+      if (!member || !name) {
+        llvm::consumeError(member.takeError());
+        llvm::consumeError(name.takeError());
+        continue;
+      }
+      llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> object =
+          llvm::object::ObjectFile::createObjectFile(*member);
+      if (!object) {
+        // Archives hold symbol tables and other non-objects too.
+        llvm::consumeError(object.takeError());
+        continue;
+      }
+      ++members;
+      if (!inspectOne(**object, path + "(" + name->str() + ")", options, reports, error))
+        return false;
+    }
+    if (failure) {
+      error = path + ": damaged archive: " + llvm::toString(std::move(failure));
+      return false;
+    }
+    if (members == 0) {
+      error = path + ": the archive holds no object";
+      return false;
+    }
+    return true;
+  }
+  if (magic != llvm::file_magic::elf_relocatable && magic != llvm::file_magic::elf_shared_object &&
+      magic != llvm::file_magic::elf_executable) {
+    error = path + ": not an ELF object, static library (.a) or shared library (.so), nor a "
+                   ".bir file";
+    return false;
+  }
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> object =
+      llvm::object::ObjectFile::createObjectFile(buffer);
+  if (!object) {
+    error = path + ": " + llvm::toString(object.takeError());
+    return false;
+  }
+  return inspectOne(**object, path, options, reports, error);
+}
+
+} // namespace
+
+int runInspect(const std::vector<std::string> &argv) {
+  std::vector<FlagSpec> flags = compilerFlags();
+  flags.push_back(
+      {"--cpu", "NAME",
+       "the CPU whose scheduling model estimates loops (default: the target's CPU "
+       "for a .bir file; sapphirerapids, neoverse-v1 or spacemit-x60 by architecture)"});
+  flags.push_back({"--json", "", "print JSON (docs/inspect.md has the schema)"});
+  flags.push_back({"--function", "NAME", "only functions whose name contains NAME"});
+  flags.push_back({"--loop", "N", "only loop N of each function, with its instructions"});
+  flags.push_back({"--help", "", "show this help"});
+  CommandSpec spec{"inspect",
+                   "FILE [--target T] [--cpu CPU] [--json] [--function NAME] [--loop N]",
+                   "Report the vector and matrix instructions of every function and loop of a .bir "
+                   "file (compiled for --target), an ELF object, a static library or a shared "
+                   "library, with llvm-mca's estimate of each innermost loop.",
+                   flags,
+                   1,
+                   1};
+  int exitCode;
+  std::optional<Arguments> args = parseCommandLine(spec, argv, exitCode);
+  if (!args)
+    return exitCode;
+  auto fail = [](const std::string &message) {
+    std::cerr << "blockc inspect: " << message << "\n";
+    return 1;
+  };
+  inspect::InspectOptions options;
+  options.cpu = args->value("--cpu");
+  options.function = args->value("--function");
+  int loop = -1;
+  if (args->has("--loop")) {
+    std::string text = args->value("--loop");
+    char *end = nullptr;
+    long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || value < 0 || value > 1000000)
+      return fail("--loop=" + text + ": expected a loop number (0, 1, ...)");
+    loop = int(value);
+    options.keepListings = true;
+  }
+  const std::string &path = args->positional()[0];
+  std::string error;
+  std::vector<inspect::Report> reports;
+  if (endsWith(path, ".bir") || path == "-") {
+    CompileOptions compile;
+    if (!compileOptionsFrom(*args, compile, error))
+      return fail(error);
+    SourceFile file;
+    if (!readSource(path, file, error))
+      return fail(error);
+    DiagnosticEngine diags;
+    std::optional<ConstexprBindings> defines = args->defines(error);
+    if (!defines)
+      return fail(error);
+    std::unique_ptr<Module> module = parseModule(file, *defines, diags);
+    if (!module) {
+      std::cerr << formatDiagnostic(diags.diagnostic(), &file);
+      return 1;
+    }
+    for (auto &fn : module->functions) {
+      bool hasDot = false;
+      walkOps(fn->body, [&](Operation &op) { hasDot |= op.kind() == OpKind::Dot; });
+      if (hasDot && fn->isKernel)
+        options.dotFunctions.push_back(fn->name);
+    }
+    Target target;
+    if (!resolveTarget(compile, target, error))
+      return fail(error);
+    if (options.cpu.empty())
+      options.cpu = target.cpu;
+    std::optional<CompiledModule> compiled = compileSource(file, compile, EmitKind::Object, diags);
+    if (!compiled) {
+      std::cerr << formatDiagnostic(diags.diagnostic(),
+                                    diags.diagnostic().loc.isValid() ? &file : nullptr);
+      return 1;
+    }
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(compiled->bytes, file.name, false);
+    if (!inspectBuffer(buffer->getMemBufferRef(), file.name + " (" + target.name + ")", options,
+                       reports, error))
+      return fail(error);
+  } else {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return fail("cannot read " + path + ": " + buffer.getError().message());
+    if (!inspectBuffer((*buffer)->getMemBufferRef(), path, options, reports, error))
+      return fail(error);
+  }
+  if (!options.function.empty()) {
+    size_t matched = 0;
+    for (const inspect::Report &report : reports)
+      matched += report.functions.size();
+    if (matched == 0)
+      return fail("no function's name contains '" + options.function + "'");
+  }
+  std::cout << (args->has("--json") ? inspect::renderJson(reports)
+                                    : inspect::renderTable(reports, loop >= 0, loop));
+  return 0;
+}
+
+} // namespace blockc::driver
