@@ -157,7 +157,8 @@ std::string renderTable(const std::vector<Report> &reports, bool withListings, i
               << e.busiestUnit << " busy " << fixed(e.busyCycles) << " ("
               << percent(unsigned(e.busyShare * 1000 + 0.5), 1000) << "); bound by " << e.bound;
           if (e.unmodelled)
-            out << "; " << e.unmodelled << " left out (calls, or instructions the model cannot time)";
+            out << "; " << e.unmodelled
+                << " left out (calls, or instructions the model cannot time)";
           out << "\n";
         }
         if (withListings)
