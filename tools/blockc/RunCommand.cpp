@@ -2,9 +2,10 @@
 //
 // Compiles a .bir file in process, binds the --arg specs to one kernel's
 // parameters and launches it over a grid: a kernel runs, is timed and has its
-// results saved as .npy without a line of C++. Everything that can be checked
-// without the kernel is checked before compiling, so that a typo in a flag
-// costs no compile.
+// results saved as .npy without a line of C++; --trace and --profile record
+// each thread's spans of programs (runtime.h, blockc_trace_*). Everything
+// that can be checked without the kernel is checked before compiling, so that
+// a typo in a flag costs no compile.
 //
 //===----------------------------------------------------------------------===//
 #include "Arguments.h"
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <iostream>
 
@@ -34,6 +36,10 @@ CommandSpec makeRunSpec() {
       {"--output", "NAME=@FILE", "write buffer NAME to FILE (.npy) after the last run", true},
       {"--repeat", "N", "time N runs after one warm-up; print min and median"},
       {"--flops", "F", "floating-point operations per launch: report GFLOP/s, not GB/s"},
+      {"--trace", "FILE", "write a trace of the launches (Chrome trace JSON) to FILE"},
+      {"--profile", "",
+       "also report each thread's time in programs and the load balance (--repeat 1 if no "
+       "--repeat)"},
   };
   for (const FlagSpec &f : compilerFlags())
     flags.push_back(f);
@@ -53,7 +59,8 @@ CommandSpec makeRunSpec() {
           "Compile a kernel in process and launch it over a grid. Every kernel parameter needs\n"
           "one --arg: a buffer for a pointer (DIMSxDTYPE=random[:SEED], DIMSxDTYPE=NUMBER,\n"
           "DIMSxDTYPE=N1,N2,... or @FILE.npy), a number for a scalar. Prints nothing unless\n"
-          "--repeat asks for timings; --output saves buffers after the last run.",
+          "--repeat or --profile asks for timings; --output saves buffers after the last run;\n"
+          "--trace FILE writes a timeline of the launches for ui.perfetto.dev.",
           std::move(flags),
           1,
           1};
@@ -69,6 +76,8 @@ struct RunPlan {
   blockc_launch_options launch;
   int64_t repeat = 0; // 0: run once, untimed
   std::optional<double> flops;
+  std::optional<std::string> trace;
+  bool profile = false;
 };
 
 bool parsePlan(const Arguments &args, RunPlan &plan, std::string &error) {
@@ -95,6 +104,17 @@ bool parsePlan(const Arguments &args, RunPlan &plan, std::string &error) {
       return false;
     }
   }
+  // A profile leaves out the first launch, as the timings do.
+  plan.profile = args.has("--profile");
+  if (plan.profile && !plan.repeat)
+    plan.repeat = 1;
+  if (args.has("--trace")) {
+    plan.trace = args.value("--trace");
+    if (plan.trace->empty()) {
+      error = "--trace '': expected the path of the trace file to write";
+      return false;
+    }
+  }
   if (args.has("--flops")) {
     std::string text = args.value("--flops");
     double flops = 0;
@@ -107,7 +127,7 @@ bool parsePlan(const Arguments &args, RunPlan &plan, std::string &error) {
       return false;
     }
     if (!plan.repeat) {
-      error = "--flops needs --repeat N: without it nothing is timed";
+      error = "--flops needs --repeat N or --profile: without them nothing is timed";
       return false;
     }
     plan.flops = flops;
@@ -248,6 +268,97 @@ void printTimings(const std::string &kernel, const RunPlan &plan, std::vector<do
                 time > 0 ? work / time / 1e9 : 0.0, rate);
 }
 
+const char *orderName(int32_t order) {
+  return order == BLOCKC_ORDER_Z_FASTEST ? "z" : order == BLOCKC_ORDER_GROUPED ? "grouped" : "x";
+}
+
+const char *scheduleName(int32_t schedule) {
+  switch (schedule) {
+  case BLOCKC_SCHEDULE_STATIC:
+    return "static";
+  case BLOCKC_SCHEDULE_DYNAMIC:
+    return "dynamic";
+  case BLOCKC_SCHEDULE_GUIDED:
+    return "guided";
+  default:
+    return "auto";
+  }
+}
+
+/// One launch as its trace spans tell it: per thread of its team, the time in
+/// programs (the sum of its spans), the programs and the spans.
+struct LaunchProfile {
+  double seconds = 0;
+  std::vector<double> busyUs;
+  std::vector<int64_t> programs, spans;
+  double balance() const {
+    double busiest = 0, total = 0;
+    for (double busy : busyUs) {
+      busiest = std::max(busiest, busy);
+      total += busy;
+    }
+    return total > 0 ? busiest / (total / double(busyUs.size())) : 1;
+  }
+};
+
+/// The launches of the trace, in order, from its records.
+std::vector<LaunchProfile> readProfiles() {
+  std::vector<blockc_trace_span> records(size_t(blockc_trace_read(nullptr, 0, 0)));
+  blockc_trace_read(records.data(), 0, int64_t(records.size()));
+  std::vector<LaunchProfile> launches;
+  for (const blockc_trace_span &r : records) {
+    if (r.thread < 0) {
+      launches.emplace_back();
+      size_t team = size_t(std::max(r.threads, 1));
+      launches.back().busyUs.assign(team, 0);
+      launches.back().programs.assign(team, 0);
+      launches.back().spans.assign(team, 0);
+      continue;
+    }
+    LaunchProfile &launch = launches.back();
+    size_t thread = size_t(r.thread);
+    launch.busyUs[thread] += r.end_us - r.start_us;
+    launch.programs[thread] += r.programs;
+    ++launch.spans[thread];
+  }
+  return launches;
+}
+
+/// The balance of the timed launches, and the threads of the median one: a
+/// chunk size or grid order that helps shows as a balance nearer 1.
+void printProfile(const RunPlan &plan, std::vector<LaunchProfile> launches,
+                  const std::vector<double> &seconds) {
+  // The first launch is the untimed warm-up.
+  if (launches.size() != seconds.size() + 1) {
+    std::printf("  (the trace holds %zu launches, not %zu: no profile)\n", launches.size(),
+                seconds.size() + 1);
+    return;
+  }
+  launches.erase(launches.begin());
+  for (size_t i = 0; i < launches.size(); ++i)
+    launches[i].seconds = seconds[i];
+  std::vector<double> balances;
+  for (const LaunchProfile &l : launches)
+    balances.push_back(l.balance());
+  std::sort(balances.begin(), balances.end());
+  std::sort(launches.begin(), launches.end(),
+            [](const LaunchProfile &a, const LaunchProfile &b) { return a.seconds < b.seconds; });
+  const LaunchProfile &median = launches[(launches.size() - 1) / 2];
+  const blockc_launch_options &o = plan.launch;
+  std::string chunk = o.chunk_size ? "chunk " + std::to_string(o.chunk_size) : "default chunk";
+  std::printf("  threads %zu, order %s, schedule %s (%s)\n", median.busyUs.size(),
+              orderName(o.order), scheduleName(o.schedule), chunk.c_str());
+  std::printf("  balance %.2f busiest/average thread time in programs (median of %zu; best "
+              "%.2f, worst %.2f)\n",
+              balances[(balances.size() - 1) / 2], balances.size(), balances.front(),
+              balances.back());
+  std::printf("  %-7s %13s %10s %7s   (the median launch)\n", "thread", "busy", "programs",
+              "spans");
+  for (size_t t = 0; t < median.busyUs.size(); ++t)
+    std::printf("  %-7zu %10.3f us %10lld %7lld\n", t, median.busyUs[t],
+                (long long)median.programs[t], (long long)median.spans[t]);
+}
+
 } // namespace
 
 int runRun(const std::vector<std::string> &argv) {
@@ -284,6 +395,19 @@ int runRun(const std::vector<std::string> &argv) {
   if (!bound)
     return fail(error);
 
+  // Last, so that a trace holds the launches and nothing else.
+  if (plan.trace || plan.profile) {
+    std::optional<std::string> path = plan.trace;
+    std::string source = "--trace";
+    const char *variable = std::getenv("BLOCKC_TRACE");
+    if (!path && variable && *variable) {
+      path = variable;
+      source = "BLOCKC_TRACE";
+    }
+    if (blockc_trace_start(path ? path->c_str() : nullptr) != BLOCKC_SUCCESS)
+      return fail(source + ": " + blockc_last_error());
+  }
+
   BoundsCheckedArgs checked(*bound, *kernel);
   // One untimed warm-up before timed runs: it pays for first-touch page
   // faults and starts the OpenMP thread pool.
@@ -304,10 +428,17 @@ int runRun(const std::vector<std::string> &argv) {
     if (plan.repeat && i > 0)
       seconds.push_back(std::chrono::duration<double>(end - start).count());
   }
+  std::vector<LaunchProfile> profiles;
+  if (plan.profile)
+    profiles = readProfiles();
+  if ((plan.trace || plan.profile) && blockc_trace_stop() != BLOCKC_SUCCESS)
+    return fail(blockc_last_error());
   if (!writeOutputs(*bound, plan.outputs, error))
     return fail(error);
   if (plan.repeat)
-    printTimings(kernel->name, plan, std::move(seconds), *bound);
+    printTimings(kernel->name, plan, seconds, *bound);
+  if (plan.profile)
+    printProfile(plan, std::move(profiles), seconds);
   return 0;
 }
 
