@@ -43,13 +43,13 @@ def check_code(where, code):
     return total
 
 
-def main():
-    doc = json.load(sys.stdin)
-    if expect("top", doc, "blockc_inspect", int) != 1:
+def check_document(doc, name="top"):
+    """Checks one report; returns (files, functions, loops)."""
+    if expect(name, doc, "blockc_inspect", int) != 1:
         fail("top", "unknown schema version")
     functions = loops = 0
-    for f_index, file in enumerate(expect("top", doc, "files", list)):
-        where = f"files[{f_index}]"
+    for f_index, file in enumerate(expect(name, doc, "files", list)):
+        where = f"{name}: files[{f_index}]"
         for key in ("source", "architecture", "cpu"):
             expect(where, file, key, str)
         for function in expect(where, file, "functions", list):
@@ -79,7 +79,12 @@ def main():
                     for key in ("busiest_unit", "bound"):
                         expect(lwhere, e, key, str)
                     expect(lwhere, e, "unmodelled_instructions", int)
-    print(f"schema ok: {len(doc['files'])} files, {functions} functions, {loops} loops")
+    return len(doc["files"]), functions, loops
+
+
+def main():
+    files, functions, loops = check_document(json.load(sys.stdin))
+    print(f"schema ok: {files} files, {functions} functions, {loops} loops")
 
 
 if __name__ == "__main__":
