@@ -2,7 +2,8 @@
 //
 // An empty kernel over a 2^20-program grid, through blockc_launch, beside the
 // same calls from a bare `omp parallel for`: the difference is the launcher's
-// own cost (flat-index decoding, option handling) per program.
+// own cost (flat-index decoding, option handling) per program. And what
+// tracing costs, off and on (trace_off, trace_on).
 //
 //===----------------------------------------------------------------------===//
 #include "BenchSupport.h"
@@ -75,8 +76,66 @@ void smallLaunchUnchecked(benchmark::State &state) {
   smallLaunch(state, 0);
 }
 
+// What tracing costs. `trace_off`: blockc_launch with no trace recording
+// beside the same launcher built without the trace check (bench/CMakeLists.txt,
+// BLOCKC_LAUNCHER_WITHOUT_TRACING), the launcher as it was before tracing: the
+// ratio is what the check costs an untraced launch. `trace_on`: blockc_launch
+// recording a trace in memory beside the same untraced copy: what a trace
+// costs. On a small grid (64 programs) the launch's fixed cost dominates, on
+// a large one (2^20) the per-program cost.
+extern "C" int blockc_untraced_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
+                                      const blockc_launch_options *options);
+
+using LaunchFunction = int (*)(blockc_kernel_fn, void **, blockc_grid,
+                               const blockc_launch_options *);
+
+void launchRepeatedly(benchmark::State &state, LaunchFunction launch) {
+  blockc_launch_options options;
+  blockc_launch_options_init(&options);
+  options.num_threads = int(state.range(0));
+  const blockc_grid grid{state.range(1), 1, 1};
+  blockc_kernel_fn volatile kernel = emptyKernel;
+  for (auto _ : state)
+    if (launch(kernel, nullptr, grid, &options) != BLOCKC_SUCCESS) {
+      state.SkipWithError(blockc_last_error());
+      return;
+    }
+  state.counters["per_program"] = benchmark::Counter(
+      double(grid.x), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void traceOff(benchmark::State &state) {
+  launchRepeatedly(state, blockc_launch);
+}
+
+void traceOn(benchmark::State &state) {
+  // In memory: the file's writing is not the launch's cost. A new trace for
+  // each run keeps the trace from filling up.
+  if (blockc_trace_start(nullptr) != BLOCKC_SUCCESS) {
+    state.SkipWithError(blockc_last_error());
+    return;
+  }
+  launchRepeatedly(state, blockc_launch);
+  blockc_trace_stop();
+}
+
+void untraced(benchmark::State &state) {
+  launchRepeatedly(state, blockc_untraced_launch);
+}
+
+void traceArgs(benchmark::internal::Benchmark *b) {
+  b->ArgsProduct({{1, 2, 4}, {64, int64_t(1) << 20}})
+      ->ArgNames({"threads", "programs"})
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
 } // namespace
 
+BENCHMARK(traceOff)->Name("trace_off/blockc")->Apply(traceArgs);
+BENCHMARK(untraced)->Name("trace_off/baseline_before_tracing")->Apply(traceArgs);
+BENCHMARK(traceOn)->Name("trace_on/blockc")->Apply(traceArgs);
+BENCHMARK(untraced)->Name("trace_on/baseline_before_tracing")->Apply(traceArgs);
 BENCHMARK(smallLaunchChecked)
     ->Name("launch_64_programs/blockc")
     ->Apply(blockc::bench::threadArgs)
