@@ -52,6 +52,34 @@ int checkAffinity(const blockc_launch_options &options) {
 
 } // namespace
 
+extern "C" const char *blockc_grid_order_name(int32_t order) {
+  switch (order) {
+  case BLOCKC_ORDER_X_FASTEST:
+    return "x";
+  case BLOCKC_ORDER_Z_FASTEST:
+    return "z";
+  case BLOCKC_ORDER_GROUPED:
+    return "grouped";
+  default:
+    return "?";
+  }
+}
+
+extern "C" const char *blockc_schedule_name(int32_t schedule) {
+  switch (schedule) {
+  case BLOCKC_SCHEDULE_STATIC:
+    return "static";
+  case BLOCKC_SCHEDULE_DYNAMIC:
+    return "dynamic";
+  case BLOCKC_SCHEDULE_GUIDED:
+    return "guided";
+  case BLOCKC_SCHEDULE_AUTO:
+    return "auto";
+  default:
+    return "?";
+  }
+}
+
 extern "C" void blockc_launch_options_init(blockc_launch_options *options) {
   if (!options)
     return;

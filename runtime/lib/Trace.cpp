@@ -110,30 +110,6 @@ void writeMicroseconds(std::FILE *out, int64_t ns) {
   std::fprintf(out, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
 }
 
-const char *orderName(int32_t order) {
-  switch (order) {
-  case BLOCKC_ORDER_Z_FASTEST:
-    return "z";
-  case BLOCKC_ORDER_GROUPED:
-    return "grouped";
-  default:
-    return "x";
-  }
-}
-
-const char *scheduleName(int32_t schedule) {
-  switch (schedule) {
-  case BLOCKC_SCHEDULE_STATIC:
-    return "static";
-  case BLOCKC_SCHEDULE_DYNAMIC:
-    return "dynamic";
-  case BLOCKC_SCHEDULE_GUIDED:
-    return "guided";
-  default:
-    return "auto";
-  }
-}
-
 /// The chunk the launcher gave OpenMP (Launcher.cpp's runShareOfLoop); 0 for
 /// static without one: a contiguous block per thread.
 int64_t chunkUsed(const LaunchInfo &info, int64_t programs, int team) {
@@ -208,8 +184,9 @@ bool writeTrace(Tracer &t) {
                    "\"requested_threads\":%d,\"order\":\"%s\",\"group_size\":%d,"
                    "\"schedule\":\"%s\",\"chunk\":%lld,\"affinity\":",
                    (long long)info.grid.x, (long long)info.grid.y, (long long)info.grid.z,
-                   (long long)e.programs, e.threads, info.requestedThreads, orderName(info.order),
-                   info.groupSize, scheduleName(info.schedule),
+                   (long long)e.programs, e.threads, info.requestedThreads,
+                   blockc_grid_order_name(info.order), info.groupSize,
+                   blockc_schedule_name(info.schedule),
                    (long long)chunkUsed(info, e.programs, e.threads));
       writeString(out, info.affinity.c_str());
       std::fprintf(out, ",\"untraced_programs\":%lld", (long long)e.untraced);

@@ -86,30 +86,6 @@ TEST_P(EveryOrderAndSchedule, RunsEachProgramOfAnOddGridOnce) {
   EXPECT_EQ(runAndCheckEachOnce({7, 5, 3}, options), "");
 }
 
-std::string orderName(blockc_grid_order order) {
-  switch (order) {
-  case BLOCKC_ORDER_X_FASTEST:
-    return "x";
-  case BLOCKC_ORDER_Z_FASTEST:
-    return "z";
-  default:
-    return "grouped";
-  }
-}
-
-std::string scheduleName(blockc_schedule schedule) {
-  switch (schedule) {
-  case BLOCKC_SCHEDULE_STATIC:
-    return "static";
-  case BLOCKC_SCHEDULE_DYNAMIC:
-    return "dynamic";
-  case BLOCKC_SCHEDULE_GUIDED:
-    return "guided";
-  default:
-    return "auto";
-  }
-}
-
 INSTANTIATE_TEST_SUITE_P(
     Launcher, EveryOrderAndSchedule,
     testing::Combine(testing::Values(BLOCKC_ORDER_X_FASTEST, BLOCKC_ORDER_Z_FASTEST,
@@ -119,8 +95,9 @@ INSTANTIATE_TEST_SUITE_P(
                      testing::Values(0, 4), testing::Values(0, 1, 2, 3)),
     [](const testing::TestParamInfo<OrderScheduleChunkThreads> &info) {
       // std::get, not a structured binding: its commas would split the macro argument.
-      return orderName(std::get<0>(info.param)) + "_" + scheduleName(std::get<1>(info.param)) +
-             "_chunk" + std::to_string(std::get<2>(info.param)) + "_threads" +
+      return std::string(blockc_grid_order_name(std::get<0>(info.param))) + "_" +
+             blockc_schedule_name(std::get<1>(info.param)) + "_chunk" +
+             std::to_string(std::get<2>(info.param)) + "_threads" +
              std::to_string(std::get<3>(info.param));
     });
 

@@ -268,23 +268,6 @@ void printTimings(const std::string &kernel, const RunPlan &plan, std::vector<do
                 time > 0 ? work / time / 1e9 : 0.0, rate);
 }
 
-const char *orderName(int32_t order) {
-  return order == BLOCKC_ORDER_Z_FASTEST ? "z" : order == BLOCKC_ORDER_GROUPED ? "grouped" : "x";
-}
-
-const char *scheduleName(int32_t schedule) {
-  switch (schedule) {
-  case BLOCKC_SCHEDULE_STATIC:
-    return "static";
-  case BLOCKC_SCHEDULE_DYNAMIC:
-    return "dynamic";
-  case BLOCKC_SCHEDULE_GUIDED:
-    return "guided";
-  default:
-    return "auto";
-  }
-}
-
 /// One launch as its trace spans tell it: per thread of its team, the time in
 /// programs (the sum of its spans), the programs and the spans.
 struct LaunchProfile {
@@ -347,7 +330,7 @@ void printProfile(const RunPlan &plan, std::vector<LaunchProfile> launches,
   const blockc_launch_options &o = plan.launch;
   std::string chunk = o.chunk_size ? "chunk " + std::to_string(o.chunk_size) : "default chunk";
   std::printf("  threads %zu, order %s, schedule %s (%s)\n", median.busyUs.size(),
-              orderName(o.order), scheduleName(o.schedule), chunk.c_str());
+              blockc_grid_order_name(o.order), blockc_schedule_name(o.schedule), chunk.c_str());
   std::printf("  balance %.2f busiest/average thread time in programs (median of %zu; best "
               "%.2f, worst %.2f)\n",
               balances[(balances.size() - 1) / 2], balances.size(), balances.front(),

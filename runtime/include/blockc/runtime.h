@@ -96,6 +96,12 @@ typedef struct blockc_launch_options {
   int32_t affinity_cores[BLOCKC_MAX_AFFINITY_CORES];
 } blockc_launch_options;
 
+/* The names BLOCKC_GRID_ORDER and BLOCKC_SCHEDULE take for an order ("x", "z",
+ * "grouped") and a schedule ("static", "dynamic", "guided", "auto"); "?" for a
+ * value that is none of them. Traces and reports print these. */
+const char *blockc_grid_order_name(int32_t order);
+const char *blockc_schedule_name(int32_t schedule);
+
 /* Sets the defaults: OpenMP's thread count, x fastest, group size 8, the auto
  * schedule, no pinning. Reads no environment. */
 void blockc_launch_options_init(blockc_launch_options *options);
