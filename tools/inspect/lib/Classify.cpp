@@ -78,7 +78,10 @@ Classification classifyX86(const InstructionFacts &f) {
                              "vmovddup",    "vmovshdup", "vmovsldup",  "vpslldq",  "vpsrldq",
                              "vpack"}))
     c.category = Category::VectorPermute;
-  else if (startsWithAny(m, {"vpmovm2", "vpmovb2m", "vpmovw2m", "vpmovd2m", "vpmovq2m"}))
+  else if (startsWithAny(m, {"vpmovm2", "vpmovb2m", "vpmovw2m", "vpmovd2m", "vpmovq2m"}) ||
+           (startsWithAny(m, {"vpcmp", "vcmp", "vptestm", "vptestnm", "vfpclass"}) &&
+            contains(ops, "%k")))
+    // AVX-512 compares write a mask register.
     c.category = Category::VectorMask;
   else if (move && f.mayStore)
     c.category = Category::VectorStore;
