@@ -155,6 +155,12 @@ void summarize(CodeSummary &summary, const Machine &machine, const Decoded &d,
 
 std::optional<Report> inspectObject(const llvm::object::ObjectFile &object,
                                     const InspectOptions &options, std::string &error) {
+  // Sizes of functions come from ELF symbols (an archive may hold other
+  // formats).
+  if (!llvm::isa<llvm::object::ELFObjectFileBase>(&object)) {
+    error = "not an ELF object; inspect reads ELF objects and libraries";
+    return std::nullopt;
+  }
   std::unique_ptr<Machine> machine =
       Machine::create(object.makeTriple(), options.cpu, options.features, error);
   if (!machine)
