@@ -126,40 +126,4 @@ std::optional<Estimate> estimateLoop(const Machine &machine,
   return estimate;
 }
 
-std::vector<std::string> warningsFor(const FunctionReport &function, bool computesDot) {
-  std::vector<std::string> warnings;
-  // The hottest loop, statically: the deepest innermost loop, the largest
-  // at equal depth.
-  const LoopReport *hottest = nullptr;
-  for (const LoopReport &loop : function.loops)
-    if (loop.innermost &&
-        (!hottest || loop.depth > hottest->depth ||
-         (loop.depth == hottest->depth && loop.code.mix.total() > hottest->code.mix.total())))
-      hottest = &loop;
-  auto where = [](const LoopReport &loop) { return "loop " + std::to_string(loop.index); };
-  if (hottest && hottest->code.mix.vectorOrMatrix() == 0)
-    warnings.push_back("the hottest loop (" + where(*hottest) +
-                       ") is scalar: no vector or matrix instruction");
-  if (computesDot && hottest && hottest->code.mix[Category::VectorFma] == 0 &&
-      hottest->code.mix[Category::Matrix] == 0)
-    warnings.push_back("the function computes a dot, but its hottest loop (" + where(*hottest) +
-                       ") has no FMA or matrix instruction");
-  for (const LoopReport &loop : function.loops) {
-    if (!loop.innermost)
-      continue;
-    unsigned gathers =
-        loop.code.mix[Category::VectorGather] + loop.code.mix[Category::VectorScatter];
-    if (gathers)
-      warnings.push_back(where(loop) + " has " + std::to_string(gathers) +
-                         " gathers or scatters: if its lanes are consecutive (a stride of 1 "
-                         "the compiler could not see), a contiguous access is several times "
-                         "faster");
-    if (loop.code.vectorSpills || loop.code.vectorReloads)
-      warnings.push_back(where(loop) + " spills " + std::to_string(loop.code.vectorSpills) +
-                         " and reloads " + std::to_string(loop.code.vectorReloads) +
-                         " vector registers");
-  }
-  return warnings;
-}
-
 } // namespace blockc::inspect

@@ -17,8 +17,4 @@ std::optional<Estimate> estimateLoop(const Machine &machine,
                                      const std::vector<const Decoded *> &body,
                                      const llvm::MCInst *entryVtype);
 
-/// The warnings of a function's report (docs/inspect.md lists them);
-/// `computesDot` when the function is known to compute a dot.
-std::vector<std::string> warningsFor(const FunctionReport &function, bool computesDot);
-
 } // namespace blockc::inspect
