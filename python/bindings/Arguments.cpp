@@ -1,0 +1,255 @@
+//===- Arguments.cpp ------------------------------------------------------===//
+#include "Arguments.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace blockc::python {
+
+namespace {
+
+/// A new reference to `value` as a Python int: ints themselves, and objects
+/// that say they are integers through __index__ (numpy's). Floats are not:
+/// 2.5 for an i32 is a mistake, not a 2. Null, with no error set, otherwise.
+PyObject *asInteger(PyObject *value) {
+  if (PyLong_Check(value)) {
+    Py_INCREF(value);
+    return value;
+  }
+  if (PyFloat_Check(value) || !PyIndex_Check(value))
+    return nullptr;
+  PyObject *index = PyNumber_Index(value);
+  if (!index)
+    PyErr_Clear();
+  return index;
+}
+
+/// str(value), or its type's name when even that fails.
+std::string describe(PyObject *value) {
+  std::string text;
+  if (PyObject *str = PyObject_Str(value)) {
+    if (const char *utf8 = PyUnicode_AsUTF8(str))
+      text = utf8;
+    Py_DECREF(str);
+  }
+  PyErr_Clear();
+  return text.empty() ? Py_TYPE(value)->tp_name : text;
+}
+
+/// "got float 2.5"; long texts (an array's) are left out.
+std::string got(PyObject *value) {
+  std::string text = describe(value);
+  std::string type = Py_TYPE(value)->tp_name;
+  if (text.size() > 40 || text.find('\n') != std::string::npos || text == type)
+    return "got " + type;
+  return "got " + type + " " + text;
+}
+
+template <typename T> void store(ArgumentSlot &slot, T value) {
+  static_assert(sizeof(T) <= sizeof slot.bytes);
+  std::memcpy(slot.bytes, &value, sizeof value);
+}
+
+bool convertPointer(PyObject *value, ArgumentSlot &slot, std::string &error) {
+  PyObject *integer = asInteger(value);
+  if (!integer) {
+    error = "expected an address as an int (such as array.ctypes.data or tensor.data_ptr()), " +
+            got(value);
+    return false;
+  }
+  unsigned long long address = PyLong_AsUnsignedLongLong(integer);
+  bool ok = !PyErr_Occurred();
+  PyErr_Clear();
+  if (!ok)
+    error = describe(integer) + " is not an address: expected an int in [0, 2**64)";
+  Py_DECREF(integer);
+  if (ok)
+    store(slot, uintptr_t(address));
+  return ok;
+}
+
+bool convertBool(PyObject *value, ArgumentSlot &slot, std::string &error) {
+  int truth = -1;
+  if (PyBool_Check(value)) {
+    truth = value == Py_True;
+  } else if (std::strcmp(Py_TYPE(value)->tp_name, "numpy.bool_") == 0) {
+    // numpy warns that its bool's __index__ is going away: ask for its truth.
+    truth = PyObject_IsTrue(value);
+    PyErr_Clear();
+  } else if (PyObject *integer = asInteger(value)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(integer, &overflow);
+    PyErr_Clear();
+    Py_DECREF(integer);
+    if (overflow || (v != 0 && v != 1)) {
+      error = describe(value) + " does not fit i1: expected True, False, 0 or 1";
+      return false;
+    }
+    truth = int(v);
+  }
+  if (truth < 0) {
+    error = "expected a bool, " + got(value);
+    return false;
+  }
+  store(slot, uint8_t(truth));
+  return true;
+}
+
+bool convertInteger(PyObject *value, ScalarKind kind, ArgumentSlot &slot, std::string &error) {
+  PyObject *integer = asInteger(value);
+  if (!integer) {
+    error = "expected an int, " + got(value);
+    return false;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(integer, &overflow);
+  PyErr_Clear();
+  unsigned bits = bitWidth(kind);
+  long long max = bits == 64 ? std::numeric_limits<long long>::max() : (1LL << (bits - 1)) - 1;
+  long long min = -max - 1;
+  bool fits = !overflow && v >= min && v <= max;
+  if (!fits)
+    error = describe(integer) + " does not fit " + std::string(scalarKindName(kind));
+  Py_DECREF(integer);
+  if (!fits)
+    return false;
+  switch (kind) {
+  case ScalarKind::I8:
+    store(slot, int8_t(v));
+    break;
+  case ScalarKind::I16:
+    store(slot, int16_t(v));
+    break;
+  case ScalarKind::I32:
+    store(slot, int32_t(v));
+    break;
+  default:
+    store(slot, int64_t(v));
+    break;
+  }
+  return true;
+}
+
+bool convertFloat(PyObject *value, ScalarKind kind, ArgumentSlot &slot, std::string &error) {
+  std::string name(scalarKindName(kind));
+  double d;
+  if (PyFloat_Check(value)) {
+    d = PyFloat_AS_DOUBLE(value);
+  } else if (PyLong_Check(value) || PyIndex_Check(value) ||
+             (Py_TYPE(value)->tp_as_number && Py_TYPE(value)->tp_as_number->nb_float)) {
+    // Ints, numpy's floats and integers: whatever float() accepts of a number.
+    d = PyFloat_AsDouble(value);
+    if (d == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      error = describe(value) + " does not fit " + name;
+      return false;
+    }
+  } else {
+    error = "expected a float or an int, " + got(value);
+    return false;
+  }
+  bool overflowed = false;
+  switch (kind) {
+  case ScalarKind::F64:
+    store(slot, d);
+    break;
+  case ScalarKind::F32: {
+    float f = float(d);
+    overflowed = std::isinf(f);
+    store(slot, f);
+    break;
+  }
+  case ScalarKind::F16: {
+    uint16_t h = toHalfBits(d);
+    overflowed = (h & 0x7fff) == 0x7c00;
+    store(slot, h);
+    break;
+  }
+  default: {
+    uint16_t h = toBFloat16Bits(d);
+    overflowed = (h & 0x7fff) == 0x7f80;
+    store(slot, h);
+    break;
+  }
+  }
+  // Infinity itself is a value of every float type; a finite number that
+  // rounds to it is not.
+  if (overflowed && std::isfinite(d)) {
+    error = describe(value) + " does not fit " + name + " (it would round to infinity)";
+    return false;
+  }
+  return true;
+}
+
+/// Significand bits without the implicit one, and exponent bits.
+struct SmallFloat {
+  int mantissaBits, exponentBits;
+};
+
+uint16_t toSmallFloatBits(double value, SmallFloat format) {
+  const int m = format.mantissaBits;
+  const int bias = (1 << (format.exponentBits - 1)) - 1;
+  const uint32_t sign = std::signbit(value) ? 1u << (m + format.exponentBits) : 0;
+  const uint32_t infinity = ((1u << format.exponentBits) - 1) << m;
+  if (std::isnan(value))
+    return uint16_t(sign | infinity | (1u << (m - 1))); // a quiet NaN
+  double magnitude = std::fabs(value);
+  if (std::isinf(magnitude))
+    return uint16_t(sign | infinity);
+  if (magnitude == 0)
+    return uint16_t(sign);
+  int e;
+  std::frexp(magnitude, &e);
+  // Below the normal range the scale stays that of the smallest normal, which
+  // makes subnormals. Scaling by a power of two is exact, so the one rounding
+  // is nearbyint's: to nearest, ties to even (a double rounded through float
+  // first could round twice).
+  int exponent = std::max(e - 1, 1 - bias);
+  double significand = std::nearbyint(std::ldexp(magnitude, m - exponent));
+  if (significand >= std::ldexp(1.0, m + 1)) { // rounded up into the next binade
+    significand /= 2;
+    ++exponent;
+  }
+  if (exponent > bias)
+    return uint16_t(sign | infinity);
+  uint32_t bits = uint32_t(significand);
+  if (bits < (1u << m)) // subnormal: the exponent field is 0
+    return uint16_t(sign | bits);
+  return uint16_t(sign | (uint32_t(exponent + bias) << m) | (bits - (1u << m)));
+}
+
+} // namespace
+
+uint16_t toHalfBits(double value) {
+  return toSmallFloatBits(value, {10, 5});
+}
+
+uint16_t toBFloat16Bits(double value) {
+  return toSmallFloatBits(value, {7, 8});
+}
+
+bool toInt64(PyObject *value, int64_t &out) {
+  PyObject *integer = asInteger(value);
+  if (!integer)
+    return false;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(integer, &overflow);
+  PyErr_Clear();
+  Py_DECREF(integer);
+  out = v;
+  return !overflow;
+}
+
+bool convertArgument(PyObject *value, const Type &type, ArgumentSlot &slot, std::string &error) {
+  if (type.isPointer())
+    return convertPointer(value, slot, error);
+  if (type.kind() == ScalarKind::I1)
+    return convertBool(value, slot, error);
+  if (type.isInteger())
+    return convertInteger(value, type.kind(), slot, error);
+  return convertFloat(value, type.kind(), slot, error);
+}
+
+} // namespace blockc::python
