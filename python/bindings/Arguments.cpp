@@ -38,15 +38,6 @@ std::string describe(PyObject *value) {
   return text.empty() ? Py_TYPE(value)->tp_name : text;
 }
 
-/// "got float 2.5"; long texts (an array's) are left out.
-std::string got(PyObject *value) {
-  std::string text = describe(value);
-  std::string type = Py_TYPE(value)->tp_name;
-  if (text.size() > 40 || text.find('\n') != std::string::npos || text == type)
-    return "got " + type;
-  return "got " + type + " " + text;
-}
-
 template <typename T> void store(ArgumentSlot &slot, T value) {
   static_assert(sizeof(T) <= sizeof slot.bytes);
   std::memcpy(slot.bytes, &value, sizeof value);
@@ -221,6 +212,17 @@ uint16_t toSmallFloatBits(double value, SmallFloat format) {
 }
 
 } // namespace
+
+std::string got(PyObject *value) {
+  if (value == Py_None)
+    return "got None";
+  std::string text = describe(value);
+  std::string type = Py_TYPE(value)->tp_name;
+  // An array's text would bury the message.
+  if (text.size() > 40 || text.find('\n') != std::string::npos || text == type)
+    return "got " + type;
+  return "got " + type + " " + text;
+}
 
 uint16_t toHalfBits(double value) {
   return toSmallFloatBits(value, {10, 5});

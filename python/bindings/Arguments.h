@@ -34,6 +34,10 @@ bool convertArgument(PyObject *value, const Type &type, ArgumentSlot &slot, std:
 /// int64; false for anything else or a value out of range.
 bool toInt64(PyObject *value, int64_t &out);
 
+/// "got float 2.5", "got None", "got numpy.ndarray": the end of a message
+/// saying what was expected.
+std::string got(PyObject *value);
+
 /// IEEE binary16 and bfloat16 bit patterns of `value`, rounded to nearest even.
 uint16_t toHalfBits(double value);
 uint16_t toBFloat16Bits(double value);

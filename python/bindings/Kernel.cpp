@@ -23,7 +23,7 @@ py::object fastSequence(py::handle value, const std::string &what) {
   PyObject *sequence = PySequence_Fast(value.ptr(), "");
   if (!sequence) {
     PyErr_Clear();
-    throwLaunchError(what + ": expected a list or tuple, got " + Py_TYPE(value.ptr())->tp_name);
+    throwLaunchError(what + ": expected a list or tuple, " + got(value.ptr()));
   }
   return py::reinterpret_steal<py::object>(sequence);
 }
@@ -37,8 +37,8 @@ blockc_grid toGrid(py::handle value) {
   int64_t counts[3] = {1, 1, 1};
   for (Py_ssize_t i = 0; i < size; ++i)
     if (!toInt64(items[i], counts[i]))
-      throwLaunchError("grid[" + std::to_string(i) + "]: expected an int, got " +
-                       Py_TYPE(items[i])->tp_name);
+      throwLaunchError("grid[" + std::to_string(i) + "]: expected a program count, an int, " +
+                       got(items[i]));
   // The launcher checks the ranges, with its own message.
   return {counts[0], counts[1], counts[2]};
 }
@@ -119,8 +119,7 @@ py::object Kernel::launch(py::handle gridValue, py::handle argsValue, py::handle
     for (size_t i = 0; i < size; ++i) {
       if (!toInt64(values[i], extents[i]) || extents[i] < 0)
         throwLaunchError("extents[" + std::to_string(i) +
-                         "]: expected a size in bytes, an int >= 0, got " +
-                         py::str(values[i]).cast<std::string>());
+                         "]: expected a size in bytes, an int >= 0, " + got(values[i]));
       pointers.push_back(&extents[i]);
     }
     pointers.push_back(&report);
