@@ -28,6 +28,15 @@ py::object fastSequence(py::handle value, const std::string &what) {
   return py::reinterpret_steal<py::object>(sequence);
 }
 
+/// Item `i` of `sequence` (from fastSequence), owned by the caller: a value's
+/// __index__ or __float__ is Python code, which may shrink a list while its
+/// items are converted.
+py::object itemOf(const py::object &sequence, size_t i, size_t size, const std::string &what) {
+  if (size_t(PySequence_Fast_GET_SIZE(sequence.ptr())) != size)
+    throwLaunchError(what + " changed size while its items were converted");
+  return py::reinterpret_borrow<py::object>(PySequence_Fast_GET_ITEM(sequence.ptr(), i));
+}
+
 blockc_grid toGrid(py::handle value) {
   py::object sequence = fastSequence(value, "grid");
   Py_ssize_t size = PySequence_Fast_GET_SIZE(sequence.ptr());
@@ -84,7 +93,6 @@ py::object Kernel::launch(py::handle gridValue, py::handle argsValue, py::handle
 
   py::object args = fastSequence(argsValue, "args");
   size_t given = size_t(PySequence_Fast_GET_SIZE(args.ptr()));
-  PyObject **items = PySequence_Fast_ITEMS(args.ptr());
   if (given != kernel.params.size())
     throwLaunchError("kernel @" + kernel.name + " takes " +
                      count(kernel.params.size(), "argument") + " (" + signature(kernel, false) +
@@ -96,7 +104,8 @@ py::object Kernel::launch(py::handle gridValue, py::handle argsValue, py::handle
   std::string error;
   for (size_t i = 0; i < given; ++i) {
     const Param &param = kernel.params[i];
-    if (!convertArgument(items[i], param.type, slots[i], error))
+    py::object item = itemOf(args, i, given, "args");
+    if (!convertArgument(item.ptr(), param.type, slots[i], error))
       throwLaunchError("argument " + std::to_string(i) + " (%" + param.name + ": " +
                        param.type.str() + "): " + error);
     pointers.push_back(&slots[i]);
@@ -106,20 +115,22 @@ py::object Kernel::launch(py::handle gridValue, py::handle argsValue, py::handle
   // extent of each pointer argument and one to the report (runtime.h).
   blockc_bounds_report report{};
   if (kernel.checksBounds) {
-    std::string expected = "kernel @" + kernel.name + " checks bounds: extents needs " +
-                           count(pointerParams_, "byte size") + ", one per pointer argument (" +
-                           signature(kernel, true) + ")";
+    auto expected = [&] {
+      return "kernel @" + kernel.name + " checks bounds: extents needs " +
+             count(pointerParams_, "byte size") + ", one per pointer argument (" +
+             signature(kernel, true) + ")";
+    };
     if (extentsValue.is_none())
-      throwLaunchError(expected + "; got None");
+      throwLaunchError(expected() + "; got None");
     py::object sequence = fastSequence(extentsValue, "extents");
     size_t size = size_t(PySequence_Fast_GET_SIZE(sequence.ptr()));
-    PyObject **values = PySequence_Fast_ITEMS(sequence.ptr());
     if (size != pointerParams_)
-      throwLaunchError(expected + ", got " + std::to_string(size));
+      throwLaunchError(expected() + ", got " + std::to_string(size));
     for (size_t i = 0; i < size; ++i) {
-      if (!toInt64(values[i], extents[i]) || extents[i] < 0)
+      py::object item = itemOf(sequence, i, size, "extents");
+      if (!toInt64(item.ptr(), extents[i]) || extents[i] < 0)
         throwLaunchError("extents[" + std::to_string(i) +
-                         "]: expected a size in bytes, an int >= 0, " + got(values[i]));
+                         "]: expected a size in bytes, an int >= 0, " + got(item.ptr()));
       pointers.push_back(&extents[i]);
     }
     pointers.push_back(&report);

@@ -250,6 +250,17 @@ def test_out_of_range_and_mistyped_arguments(vector_add):
         vector_add.launch((1, 1, 1, 1), [p, p, p, 4])
     with pytest.raises(_core.LaunchError, match="num_threads -1"):
         vector_add.launch((1, 1, 1), [p, p, p, 4], num_threads=-1)
+    # An __index__ is Python code, and may change the list being converted.
+    args = [p, p, p, 4]
+
+    class Shrinking:
+        def __index__(self):
+            args.clear()
+            return p
+
+    args[0] = Shrinking()
+    with pytest.raises(_core.LaunchError, match="args changed size"):
+        vector_add.launch((1, 1, 1), args)
     # The launcher's own checks come back as LaunchError too.
     with pytest.raises(_core.LaunchError, match="grid"):
         vector_add.launch((-1, 1, 1), [p, p, p, 4])
