@@ -1,0 +1,870 @@
+"""The translator: a `@triton.jit` function's syntax tree to Block IR text.
+
+It walks the tree the way Triton's own code generator does. Python names are
+bound to values in an environment; constexprs are ordinary Python values,
+evaluated as Python evaluates them, so `if CONSTEXPR:` translates only the
+branch taken and `BLOCK // 2` is a number. Tensors are Block IR values, and an
+operation on one writes ops through the Builder (semantic.py), which applies
+Triton's typing rules. Rebinding a name is Python's business; where control
+flow joins (a loop's next iteration, the end of an `if`), the names that
+changed become a `for`'s `iter` values or an `if`'s results, leaf by leaf.
+`@jit` helpers are translated inline at each call, so each call site gets the
+specialisation its arguments ask for.
+"""
+
+import ast
+import builtins
+import inspect
+import textwrap
+
+from . import structure
+from .dtypes import UnsupportedType, int32, int64, literal_type
+from .emitter import Emitter
+from .errors import CompilationError, UnsupportedLanguageConstruct
+from .semantic import Builder
+from .values import tensor, block_pointer, is_builtin
+
+
+class ParsedFunction:
+    """A Python function's syntax tree and where it came from."""
+
+    def __init__(self, fn):
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise CompilationError(f"cannot read the source of {fn.__qualname__}: {e}")
+        self.fn = fn
+        self.file = inspect.getsourcefile(fn) or "<unknown>"
+        self.source = "".join(lines)
+        self.first_line = first
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.lines = lines
+        tree = ast.parse(textwrap.dedent(self.source))
+        self.node = tree.body[0]
+        if not isinstance(self.node, ast.FunctionDef):
+            raise CompilationError(f"{fn.__qualname__} is not a plain function")
+
+    def place(self, node):
+        """(file, line, column) of a node, 1-based, in the real file."""
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        return self.file, self.first_line + line - 1, col + self.indent + 1
+
+    def source_line(self, node):
+        index = getattr(node, "lineno", 1) - 1
+        return self.lines[index].rstrip("\n") if 0 <= index < len(self.lines) else None
+
+
+_PARSED = {}
+
+
+def parse(fn):
+    key = (fn, getattr(fn, "__code__", None))
+    if key not in _PARSED:
+        _PARSED[key] = ParsedFunction(fn)
+    return _PARSED[key]
+
+
+class _Frame:
+    """One function being translated: the kernel, or an inlined helper."""
+
+    def __init__(self, parsed, env, call_node):
+        self.parsed = parsed
+        self.env = env
+        self.call_node = call_node
+        self.returned = False
+        self.return_value = None
+        self.globals = parsed.fn.__globals__
+        closure = inspect.getclosurevars(parsed.fn).nonlocals if parsed.fn.__closure__ else {}
+        self.closure = closure
+
+
+class Param:
+    """A kernel parameter of one specialisation: a runtime value of `type`,
+    or a constexpr with `value`."""
+
+    def __init__(self, name, type=None, constexpr=False, value=None):
+        self.name = name
+        self.type = type
+        self.constexpr = constexpr
+        self.value = value
+
+
+class Translation:
+    """The result: Block IR text, the kernel's name, and for every line of
+    the text the Python place it came from (for errors the compiler finds)."""
+
+    def __init__(self, text, kernel_name, places):
+        self.text = text
+        self.kernel_name = kernel_name
+        self.places = places
+
+
+_BINARY = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+    ast.FloorDiv: "floordiv", ast.Mod: "mod",
+}
+_BITWISE = {ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+_SHIFT = {ast.LShift: "shl", ast.RShift: "shr"}
+_COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
+            ast.NotEq: "ne"}
+_PYTHON_COMPARE = {
+    ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+    ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_UNSUPPORTED_STATEMENTS = {
+    ast.While: "while loops: Block IR has only counted `for` loops",
+    ast.Break: "break: Block IR loops always run their full trip count",
+    ast.Continue: "continue: Block IR loops have no early exit from an iteration",
+    ast.With: "with statements", ast.Try: "try statements", ast.Raise: "raise",
+    ast.Import: "import inside a kernel", ast.ImportFrom: "import inside a kernel",
+    ast.Global: "global declarations", ast.Nonlocal: "nonlocal declarations",
+    ast.Delete: "del", ast.FunctionDef: "a function defined inside a kernel",
+    ast.ClassDef: "a class defined inside a kernel", ast.AsyncFunctionDef: "async functions",
+    ast.AsyncFor: "async for", ast.AsyncWith: "async with",
+}
+_MAX_INLINE_DEPTH = 64
+
+
+def _is_tensorish(value):
+    return isinstance(value, (tensor, block_pointer))
+
+
+def _has_tensor(value):
+    if _is_tensorish(value):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_has_tensor(v) for v in value)
+    return False
+
+
+def _unwrap(value):
+    """A `tl.constexpr(x)` object is `x` to the translator."""
+    while hasattr(value, "__blockc_constexpr__"):
+        value = value.value
+    return value
+
+
+def _assigned_names(statements):
+    """Names a loop body may rebind, found without translating it."""
+    names = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return names
+
+
+def _always_returns(statements):
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+class Translator(ast.NodeVisitor):
+    def __init__(self, language):
+        # The triton.language module: the translator recognises its ranges
+        # and constexpr marker by identity.
+        self.tl = language
+        self.emitter = Emitter()
+        self.builder = Builder(self.emitter)
+        self.frames = []
+
+    # --- entry --------------------------------------------------------------
+
+    def translate_kernel(self, fn, params, name=None):
+        parsed = parse(fn)
+        name = name or fn.__name__
+        env = {}
+        signature = []
+        for p in params:
+            if p.constexpr:
+                env[p.name] = p.value
+            else:
+                value = tensor(f"%{p.name}", p.type)
+                env[p.name] = value
+                signature.append(f"%{p.name}: {value.bir_type}")
+        frame = _Frame(parsed, env, None)
+        self.frames.append(frame)
+        self.builder.loc = parsed.place(parsed.node)
+        self.emitter.line(f"kernel @{name}({', '.join(signature)}) {{", self.builder.loc)
+        self.emitter.depth += 1
+        self._block(parsed.node.body)
+        if frame.returned and frame.return_value is not None:
+            raise self.error(parsed.node, "a kernel cannot return a value")
+        self.emitter.depth -= 1
+        self.emitter.line("}", None)
+        self.frames.pop()
+        text, places = self.emitter.text()
+        return Translation(text, name, places)
+
+    # --- errors -------------------------------------------------------------
+
+    @property
+    def frame(self):
+        return self.frames[-1]
+
+    def error(self, node, message, kind=CompilationError):
+        parsed = self.frame.parsed
+        file, line, col = parsed.place(node)
+        notes = []
+        for caller, callee in zip(reversed(self.frames[:-1]), reversed(self.frames[1:])):
+            c_file, c_line, c_col = caller.parsed.place(callee.call_node)
+            notes.append(f"  called from {c_file}:{c_line}:{c_col} "
+                         f"({caller.parsed.fn.__name__})")
+        return kind(message, file, line, col, parsed.source_line(node),
+                    "\n".join(notes) or None)
+
+    def unsupported(self, node, what):
+        return self.error(node, f"unsupported: {what}", UnsupportedLanguageConstruct)
+
+    def visit(self, node):
+        saved = self.builder.loc
+        if hasattr(node, "lineno"):
+            self.builder.loc = self.frame.parsed.place(node)
+        try:
+            return super().visit(node)
+        except (CompilationError, RecursionError):
+            raise
+        except UnsupportedType as e:
+            raise self.unsupported(node, str(e))
+        except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError,
+                OverflowError, AssertionError, AttributeError) as e:
+            raise self.error(node, str(e) or type(e).__name__)
+        finally:
+            self.builder.loc = saved
+
+    def generic_visit(self, node):
+        raise self.unsupported(node, f"the Python construct {type(node).__name__}")
+
+    # --- statements ---------------------------------------------------------
+
+    def _block(self, statements):
+        statements = list(statements)
+        for i, statement in enumerate(statements):
+            if self.frame.returned:
+                return
+            # `if c: return` on a runtime c ends the function on one path:
+            # the statements after it are the other path.
+            if isinstance(statement, ast.If) and i + 1 < len(statements):
+                then_returns = _always_returns(statement.body)
+                else_returns = _always_returns(statement.orelse)
+                if then_returns != else_returns:
+                    rest = statements[i + 1:]
+                    merged = ast.If(test=statement.test,
+                                    body=statement.body + ([] if then_returns else rest),
+                                    orelse=statement.orelse + (rest if then_returns else []))
+                    ast.copy_location(merged, statement)
+                    self.visit(merged)
+                    return
+            self.visit(statement)
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self._assign(target, value)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self._assign(node.target, self.visit(node.value))
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self.unsupported(node, "augmented assignment to anything but a name")
+        current = self._lookup(node.target, node.target.id)
+        self._assign(node.target, self._binary(node, node.op, current, self.visit(node.value)))
+
+    def _assign(self, target, value):
+        value = _unwrap(value)
+        if isinstance(target, ast.Name):
+            self.frame.env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
+                raise self.error(target, f"cannot unpack {self._describe(value)} into "
+                                 f"{len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self._assign(t, v)
+        else:
+            raise self.unsupported(target, "assignment to anything but names and tuples of "
+                                   "names (tensors are values: use tl.store to write memory)")
+
+    def visit_Return(self, node):
+        self.frame.return_value = None if node.value is None else _unwrap(self.visit(node.value))
+        self.frame.returned = True
+
+    def visit_Assert(self, node):
+        test = _unwrap(self.visit(node.test))
+        if _has_tensor(test):
+            raise self.unsupported(node, "assert on a runtime value (tl.device_assert): Block IR "
+                                   "has no device assertions")
+        if not test:
+            message = "" if node.msg is None else f": {self.visit(node.msg)}"
+            raise self.error(node, f"assertion failed{message}")
+
+    def visit_If(self, node):
+        condition = _unwrap(self.visit(node.test))
+        if not _has_tensor(condition):
+            self._block(node.body if condition else node.orelse)
+            return
+        self._runtime_if(node, condition, lambda: self._block(node.body),
+                         lambda: self._block(node.orelse))
+
+    def visit_For(self, node):
+        if node.orelse:
+            raise self.unsupported(node, "for ... else")
+        iterator = node.iter
+        if isinstance(iterator, ast.Call):
+            fn = _unwrap(self.visit(iterator.func))
+            if fn is self.tl.static_range:
+                args = [_unwrap(self.visit(a)) for a in iterator.args]
+                kwargs = {k.arg: _unwrap(self.visit(k.value)) for k in iterator.keywords}
+                if _has_tensor(args) or _has_tensor(list(kwargs.values())):
+                    raise self.error(iterator, "tl.static_range needs constexpr bounds")
+                self._unrolled(node, range(*args, **{k: v for k, v in kwargs.items()
+                                                     if k == "step"}))
+                return
+            if fn is builtins.range or fn is self.tl.range:
+                args = [_unwrap(self.visit(a)) for a in iterator.args]
+                step = None
+                for keyword in iterator.keywords:
+                    # tl.range's pipelining and unrolling hints are GPU
+                    # scheduling advice; the CPU compiler decides alone.
+                    if keyword.arg == "step":
+                        step = _unwrap(self.visit(keyword.value))
+                if not 1 <= len(args) <= 3:
+                    raise self.error(iterator, "range takes 1 to 3 arguments")
+                if len(args) == 1:
+                    args = [0] + args
+                if step is not None:
+                    args = args[:2] + [step]
+                if len(args) == 2:
+                    args.append(1)
+                self._counted_loop(node, *args)
+                return
+        sequence = _unwrap(self.visit(iterator))
+        if isinstance(sequence, (tuple, list)):
+            self._unrolled(node, sequence)
+            return
+        raise self.unsupported(node, "a for loop over anything but range, tl.range, "
+                               "tl.static_range or a constexpr tuple")
+
+    def _unrolled(self, node, values):
+        for value in values:
+            self._assign(node.target, value)
+            self._block(node.body)
+            if self.frame.returned:
+                raise self.unsupported(node, "return inside a loop")
+
+    # --- control flow that joins values -------------------------------------
+
+    def _runtime_if(self, node, condition, then_branch, else_branch):
+        if not isinstance(condition, tensor) or condition.shape:
+            raise self.error(node, "the condition of an `if` must be a scalar; for a block "
+                             "condition use tl.where")
+        condition = self.builder.to_i1(condition)
+        frame = self.frame
+        before = dict(frame.env)
+        branches = []
+        for branch in (then_branch, else_branch):
+            frame.env = dict(before)
+            frame.returned, frame.return_value = False, None
+            self.emitter.push()
+            branch()
+            branches.append((self.emitter.pop(), frame.env, frame.returned, frame.return_value))
+        (then_lines, then_env, then_ret, then_value), (else_lines, else_env, else_ret,
+                                                       else_value) = branches
+        if then_ret != else_ret:
+            raise self.unsupported(node, "a return on one side of an `if` on a runtime value: "
+                                   "Block IR has no early exit, so both sides must return")
+        joined = {}
+        for name in then_env:
+            if name in else_env and not (then_env[name] is else_env[name]):
+                joined[name] = (then_env[name], else_env[name])
+        if then_ret:
+            joined[None] = (then_value, else_value)
+        results, finish = self._join(node, joined, then_lines, else_lines)
+        frame.env = {name: value for name, value in then_env.items()
+                     if name in else_env and then_env[name] is else_env[name]}
+        for name, value in results.items():
+            if name is None:
+                frame.returned, frame.return_value = True, value
+            else:
+                frame.env[name] = value
+        if not then_ret:
+            frame.returned, frame.return_value = False, None
+        finish(condition)
+
+    def _join(self, node, joined, then_lines, else_lines):
+        """Decides the results of an `if` whose branches left `joined` values
+        (name -> (then, else)); returns them and a function that writes the op."""
+        then_leaves, else_leaves, shapes, result_types = [], [], {}, []
+        then_extra, else_extra = [], []
+        for name, (a, b) in joined.items():
+            a_shape, a_leaves = structure.flatten(a)
+            b_shape, b_leaves = structure.flatten(b)
+            label = "the return value" if name is None else f"'{name}'"
+            if not structure.same_shape(a_shape, b_shape):
+                raise self.error(node, f"{label} is {self._describe(a)} after one branch and "
+                                 f"{self._describe(b)} after the other")
+            spans = []
+            for x, y in zip(a_leaves, b_leaves):
+                if not isinstance(x, tensor) and not isinstance(y, tensor) and x == y and \
+                        type(x) is type(y):
+                    spans.append(("same", x))
+                    continue
+                ty, shape = self._join_type(node, label, x, y)
+                then_leaves.append((x, then_extra))
+                else_leaves.append((y, else_extra))
+                result_types.append((ty, shape))
+                spans.append(("result", len(result_types) - 1))
+            shapes[name] = (a_shape, spans)
+        names = [self.emitter.fresh("if") for _ in result_types]
+
+        def materialise(leaves, lines):
+            self.emitter.push()
+            self.emitter.extend(lines)
+            handles = []
+            for (value, _), (ty, shape) in zip(leaves, result_types):
+                handles.append(self.builder.broadcast_to(self.builder.to_tensor(value, ty),
+                                                         shape).handle)
+            if handles:
+                self.emitter.line(f"yield {', '.join(handles)}", self.builder.loc)
+            return self.emitter.pop()
+
+        then_final = materialise(then_leaves, then_lines)
+        else_final = materialise(else_leaves, else_lines)
+        results = {}
+        for name, (shape, spans) in shapes.items():
+            leaves = [value if kind == "same" else
+                      tensor(names[value], *result_types[value]) for kind, value in spans]
+            results[name] = structure.unflatten(shape, leaves)
+
+        def finish(condition):
+            head = f"{', '.join(names)} = " if names else ""
+            self.emitter.line(f"{head}if {condition.handle} {{", self.builder.loc)
+            self.emitter.extend(then_final)
+            self.emitter.line("} else {", self.builder.loc)
+            self.emitter.extend(else_final)
+            self.emitter.line("}", self.builder.loc)
+
+        return results, finish
+
+    def _join_type(self, node, label, x, y):
+        if isinstance(x, tensor) and isinstance(y, tensor):
+            if x.dtype != y.dtype or x.shape != y.shape:
+                raise self.error(node, f"{label} is {x.bir_type} after one branch and "
+                                 f"{y.bir_type} after the other")
+            return x.dtype, x.shape
+        if isinstance(x, tensor) or isinstance(y, tensor):
+            known = x if isinstance(x, tensor) else y
+            return known.dtype, known.shape
+        tx, ty = literal_type(x), literal_type(y)
+        if tx != ty:
+            raise self.error(node, f"{label} is {tx} after one branch and {ty} after the other")
+        return tx, ()
+
+    def _counted_loop(self, node, lo, hi, step):
+        b = self.builder
+        for bound in (lo, hi, step):
+            if isinstance(bound, tensor) and (bound.shape or not bound.dtype.is_int() or
+                                              bound.dtype.is_int1()):
+                raise self.error(node.iter, f"loop bounds must be scalar integers, got "
+                                 f"{bound.bir_type}")
+            if not isinstance(bound, tensor) and (not isinstance(bound, int) or
+                                                  isinstance(bound, bool)):
+                raise self.error(node.iter, f"loop bounds must be integers, got {bound!r}")
+        wide = any((isinstance(v, tensor) and v.dtype == int64) or
+                   (not isinstance(v, tensor) and not -2**31 <= v < 2**31) for v in (lo, hi, step))
+        ty = int64 if wide else int32
+        if isinstance(step, int) and step == 0:
+            raise self.error(node.iter, "range() step must not be zero")
+        lo_t, hi_t = b.to_tensor(lo, ty), b.to_tensor(hi, ty)
+        if isinstance(step, int) and step > 0:
+            step_t = b.to_tensor(step, ty)
+            header = (lo_t, hi_t, step_t)
+            induction = None
+        else:
+            # Block IR steps upward; a downward or run-time step counts
+            # iterations t = 0, 1, ... and computes i = lo + t * step.
+            step_t = b.to_tensor(step, ty)
+            if isinstance(step, int):
+                span = b.sub(lo_t, hi_t)
+                count = b.floordiv(b.add(span, -step - 1), -step)
+            else:
+                up = b.floordiv(b.add(b.sub(hi_t, lo_t), b.sub(step_t, 1)), step_t)
+                down = b.floordiv(b.sub(b.sub(lo_t, hi_t), b.add(step_t, 1)), b.minus(step_t))
+                count = b.where(b.compare("gt", step_t, 0), up, down)
+                count = b.where(b.compare("eq", step_t, 0), 0, count)
+            header = (b.const(0, ty), count, b.const(1, ty))
+            induction = (lo_t, step_t)
+        self._loop(node, header, ty, induction)
+
+    def _loop(self, node, header, ty, induction):
+        frame = self.frame
+        before = dict(frame.env)
+        candidates = [n for n in sorted(_assigned_names(node.body)) if n in before]
+        flat = {n: structure.flatten(before[n]) for n in candidates}
+        # Per candidate leaf: the (dtype, shape) it is carried as, or None
+        # while it is a number that the body may leave alone.
+        carried = {n: [(v.dtype, v.shape) if isinstance(v, tensor) else None
+                       for v in flat[n][1]] for n in candidates}
+        for _ in range(3):
+            iv = tensor(self.emitter.fresh("i"), ty)
+            frame.env = dict(before)
+            args = []
+            for n in candidates:
+                shape, leaves = flat[n]
+                new_leaves = []
+                for leaf, kind in zip(leaves, carried[n]):
+                    if kind is None:
+                        new_leaves.append(leaf)
+                    else:
+                        arg = tensor(self.emitter.fresh(n.strip("_") or "a"), *kind)
+                        args.append((arg, leaf))
+                        new_leaves.append(arg)
+                frame.env[n] = structure.unflatten(shape, new_leaves)
+            self.emitter.push()
+            index = iv
+            if induction is not None:
+                lo_t, step_t = induction
+                index = self.builder.add(lo_t, self.builder.mul(iv, step_t))
+            self._assign(node.target, index)
+            self._block(node.body)
+            if frame.returned:
+                raise self.unsupported(node, "return inside a loop: Block IR loops have no "
+                                       "early exit")
+            after = frame.env
+            retry, yields = False, []
+            for n in candidates:
+                shape, leaves = structure.flatten(after[n])
+                if not structure.same_shape(shape, flat[n][0]) or len(leaves) != len(carried[n]):
+                    raise self.error(node, f"'{n}' is {self._describe(before[n])} before the loop "
+                                     f"and {self._describe(after[n])} after its body")
+                for i, (leaf, kind) in enumerate(zip(leaves, carried[n])):
+                    initial = flat[n][1][i]
+                    if kind is None:
+                        if isinstance(leaf, tensor) or leaf != initial or \
+                                type(leaf) is not type(initial):
+                            carried[n][i] = (leaf.dtype, leaf.shape) if isinstance(
+                                leaf, tensor) else (literal_type(leaf), ())
+                            retry = True
+                        continue
+                    if isinstance(leaf, tensor) and (leaf.dtype, leaf.shape) != kind:
+                        if isinstance(initial, tensor):
+                            raise self.error(node, f"'{n}' is {self._bir(*kind)} before the loop "
+                                             f"and {leaf.bir_type} after its body; a loop-carried "
+                                             "value keeps its type")
+                        carried[n][i] = (leaf.dtype, leaf.shape)
+                        retry = True
+                        continue
+                    yields.append((leaf, kind))
+            if retry:
+                self.emitter.pop()
+                continue
+            b = self.builder
+            handles = [b.broadcast_to(b.to_tensor(v, kind[0]), kind[1]).handle
+                       for v, kind in yields]
+            if handles:
+                self.emitter.line(f"yield {', '.join(handles)}", b.loc)
+            body = self.emitter.pop()
+            frame.env = before
+            inits = [b.broadcast_to(b.to_tensor(initial, arg.dtype), arg.shape).handle
+                     for arg, initial in args]
+            results = [tensor(self.emitter.fresh(arg.handle[1:].split(".")[0] + "_out"),
+                              arg.dtype, arg.shape) for arg, _ in args]
+            lo, hi, st = header
+            head = f"{', '.join(r.handle for r in results)} = " if results else ""
+            carried_text = f" iter({', '.join(f'{a.handle} = {i}' for (a, _), i in zip(args, inits))})" \
+                if args else ""
+            self.emitter.line(f"{head}for {iv.handle} = {lo.handle} to {hi.handle} step "
+                              f"{st.handle}{carried_text} {{", b.loc)
+            self.emitter.extend(body)
+            self.emitter.line("}", b.loc)
+            at = 0
+            frame.env = dict(before)
+            for n in candidates:
+                shape, leaves = flat[n]
+                new_leaves = []
+                for leaf, kind in zip(leaves, carried[n]):
+                    if kind is None:
+                        new_leaves.append(leaf)
+                    else:
+                        new_leaves.append(results[at])
+                        at += 1
+                frame.env[n] = structure.unflatten(shape, new_leaves)
+            return
+        raise self.error(node, "the types of the values this loop carries do not settle")
+
+    # --- expressions --------------------------------------------------------
+
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            raise self.unsupported(node, "this use of a name")
+        return self._lookup(node, node.id)
+
+    def _lookup(self, node, name):
+        frame = self.frame
+        if name in frame.env:
+            return frame.env[name]
+        if name in frame.closure:
+            return _unwrap(frame.closure[name])
+        if name in frame.globals:
+            return _unwrap(frame.globals[name])
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise self.error(node, f"name '{name}' is not defined (a name first bound inside a loop "
+                         "body or one branch of a runtime `if` is not visible after it)")
+
+    def visit_Attribute(self, node):
+        value = _unwrap(self.visit(node.value))
+        if isinstance(value, tensor) and node.attr == "T":
+            return self.builder.permute(value, (1, 0))
+        try:
+            return _unwrap(getattr(value, node.attr))
+        except AttributeError:
+            raise self.error(node, f"{self._describe(value)} has no attribute '{node.attr}'")
+
+    def visit_Subscript(self, node):
+        value = _unwrap(self.visit(node.value))
+        index = _unwrap(self.visit(node.slice))
+        if isinstance(value, tensor):
+            return self.builder.subscript(value, index)
+        if _has_tensor(index):
+            raise self.error(node, "a tuple can be indexed only with a constexpr")
+        return value[index]
+
+    def visit_Slice(self, node):
+        parts = [None if p is None else _unwrap(self.visit(p))
+                 for p in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+
+    def visit_Tuple(self, node):
+        items = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                items.extend(_unwrap(self.visit(element.value)))
+            else:
+                items.append(_unwrap(self.visit(element)))
+        return tuple(items)
+
+    def visit_List(self, node):
+        return list(self.visit_Tuple(node))
+
+    def visit_JoinedStr(self, node):
+        values = [self.visit(v) for v in node.values]
+        if _has_tensor(values):
+            raise self.error(node, "an f-string of a runtime value")
+        return "".join(str(v) for v in values)
+
+    def visit_FormattedValue(self, node):
+        value = _unwrap(self.visit(node.value))
+        spec = "" if node.format_spec is None else self.visit(node.format_spec)
+        return format(value, spec)
+
+    def visit_UnaryOp(self, node):
+        operand = _unwrap(self.visit(node.operand))
+        if not _is_tensorish(operand):
+            return {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v,
+                    ast.Invert: lambda v: ~v, ast.Not: lambda v: not v}[type(node.op)](operand)
+        b = self.builder
+        if isinstance(node.op, ast.USub):
+            return b.minus(operand)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.Invert):
+            return b.invert(operand)
+        return b.logical_not(operand)
+
+    def visit_BinOp(self, node):
+        return self._binary(node, node.op, self.visit(node.left), self.visit(node.right))
+
+    def _binary(self, node, op, left, right):
+        left, right = _unwrap(left), _unwrap(right)
+        if not _is_tensorish(left) and not _is_tensorish(right):
+            return _python_binary(op, left, right)
+        b = self.builder
+        if type(op) in _BINARY:
+            return getattr(b, _BINARY[type(op)])(left, right)
+        if type(op) in _BITWISE:
+            return b.bitwise(_BITWISE[type(op)], left, right)
+        if type(op) in _SHIFT:
+            return b.shift(_SHIFT[type(op)], left, right)
+        if isinstance(op, ast.Pow):
+            raise self.unsupported(node, "** on tensors (use tl.math.pow or "
+                                   "libdevice.pow)")
+        raise self.unsupported(node, f"the operator {type(op).__name__} on tensors")
+
+    def visit_BoolOp(self, node):
+        values = node.values
+        result = _unwrap(self.visit(values[0]))
+        for value_node in values[1:]:
+            if not _is_tensorish(result):
+                # Python's short circuit, on constexprs.
+                if isinstance(node.op, ast.And) and not result:
+                    return result
+                if isinstance(node.op, ast.Or) and result:
+                    return result
+                result = _unwrap(self.visit(value_node))
+                continue
+            other = _unwrap(self.visit(value_node))
+            result = self.builder.logical("and" if isinstance(node.op, ast.And) else "or",
+                                          result, other)
+        return result
+
+    def visit_Compare(self, node):
+        left = _unwrap(self.visit(node.left))
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _unwrap(self.visit(right_node))
+            if _is_tensorish(left) or _is_tensorish(right):
+                if type(op) not in _COMPARE:
+                    raise self.unsupported(node, f"the comparison {type(op).__name__} on "
+                                           "tensors")
+                value = self.builder.compare(_COMPARE[type(op)], left, right)
+            else:
+                value = _PYTHON_COMPARE[type(op)](left, right)
+            if result is None:
+                result = value
+            elif _is_tensorish(result) or _is_tensorish(value):
+                result = self.builder.logical("and", result, value)
+            else:
+                result = result and value
+            left = right
+        return result
+
+    def visit_IfExp(self, node):
+        condition = _unwrap(self.visit(node.test))
+        if not _has_tensor(condition):
+            return self.visit(node.body if condition else node.orelse)
+        frame = self.frame
+        saved = frame.returned, frame.return_value
+        key = "<ifexp>"
+
+        def side(expression):
+            def run():
+                frame.env[key] = _unwrap(self.visit(expression))
+            return run
+
+        frame.env[key] = None
+        self._runtime_if(node, condition, side(node.body), side(node.orelse))
+        frame.returned, frame.return_value = saved
+        return frame.env.pop(key)
+
+    def visit_Call(self, node):
+        fn = _unwrap(self.visit(node.func))
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(_unwrap(self.visit(a.value)))
+            else:
+                args.append(_unwrap(self.visit(a)))
+        kwargs = {}
+        for k in node.keywords:
+            if k.arg is None:
+                kwargs.update(_unwrap(self.visit(k.value)))
+            else:
+                kwargs[k.arg] = _unwrap(self.visit(k.value))
+        if getattr(fn, "__blockc_jit__", False):
+            return self._inline(node, fn, args, kwargs)
+        if is_builtin(fn):
+            return fn(*args, _builder=self.builder, **kwargs)
+        if getattr(fn, "__blockc_unsupported__", None):
+            raise self.unsupported(node, fn.__blockc_unsupported__)
+        if fn is builtins.min or fn is builtins.max:
+            if not _has_tensor(args):
+                return fn(*args, **kwargs)
+            combine = self.builder.minimum if fn is builtins.min else self.builder.maximum
+            result = args[0]
+            for arg in args[1:]:
+                result = combine(result, arg)
+            return result
+        if fn is builtins.abs and _has_tensor(args):
+            return self.builder.abs(args[0])
+        if fn is builtins.print:
+            raise self.unsupported(node, "print in a kernel (tl.device_print); tl.static_print "
+                                   "prints constexprs while translating")
+        if fn in (builtins.range, self.tl.range, self.tl.static_range):
+            raise self.unsupported(node, f"{getattr(fn, '__name__', fn)} outside a for loop")
+        if _has_tensor(args) or _has_tensor(list(kwargs.values())):
+            raise self.error(node, f"{getattr(fn, '__name__', fn)!s} is not a @triton.jit "
+                             "function or a triton.language builtin, so it cannot take tensors")
+        if not callable(fn):
+            raise self.error(node, f"{self._describe(fn)} is not callable")
+        return fn(*args, **kwargs)
+
+    def _inline(self, node, jit_fn, args, kwargs):
+        if len(self.frames) >= _MAX_INLINE_DEPTH:
+            raise self.error(node, "@triton.jit helpers nest too deep (recursion?): Block IR "
+                             "inlines every call")
+        fn = jit_fn.fn
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(node, f"{fn.__name__}(): {e}")
+        bound.apply_defaults()
+        parsed = parse(fn)
+        env = {name: _unwrap(value) for name, value in bound.arguments.items()}
+        frame = _Frame(parsed, env, node)
+        self.frames.append(frame)
+        try:
+            self._block(parsed.node.body)
+        finally:
+            self.frames.pop()
+        return frame.return_value
+
+    # --- helpers ------------------------------------------------------------
+
+    @staticmethod
+    def _bir(dtype, shape):
+        return tensor("", dtype, shape).bir_type
+
+    @staticmethod
+    def _describe(value):
+        if isinstance(value, tensor):
+            return f"a tensor of type {value.bir_type}"
+        if isinstance(value, block_pointer):
+            return "a block pointer"
+        if isinstance(value, (tuple, list)):
+            return f"a {type(value).__name__} of {len(value)}"
+        return f"{type(value).__name__} {value!r}"
+
+
+def _python_binary(op, left, right):
+    return {
+        ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+        ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b,
+        ast.Mod: lambda a, b: a % b, ast.Pow: lambda a, b: a ** b,
+        ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b,
+        ast.BitXor: lambda a, b: a ^ b, ast.LShift: lambda a, b: a << b,
+        ast.RShift: lambda a, b: a >> b, ast.MatMult: lambda a, b: a @ b,
+    }[type(op)](left, right)
+
+
+def _statement_error(kind):
+    def visit(self, node):
+        raise self.unsupported(node, _UNSUPPORTED_STATEMENTS[kind])
+    return visit
+
+
+for _kind in _UNSUPPORTED_STATEMENTS:
+    setattr(Translator, f"visit_{_kind.__name__}", _statement_error(_kind))
+
+__all__ = ["Translator", "Translation", "Param"]

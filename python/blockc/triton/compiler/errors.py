@@ -1,0 +1,3 @@
+"""`triton.compiler.errors`."""
+
+from ...frontend.errors import CompilationError, UnsupportedLanguageConstruct  # noqa: F401

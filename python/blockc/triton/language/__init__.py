@@ -1,0 +1,7 @@
+"""blockc's `triton.language`: what `import triton.language as tl` gives a
+kernel. See core.py for the functions and docs/python.md for what differs
+from Triton on a GPU."""
+
+from . import core, math, extra
+from .core import *  # noqa: F401,F403
+from .core import constexpr, tensor, dtype, pointer_type, range, static_range  # noqa: F401

@@ -1,0 +1,378 @@
+"""`@triton.jit` and `kernel[grid](...)`: specialise, translate, compile, launch.
+
+A launch binds the arguments as Python binds a call, then types each runtime
+argument as Triton does (int by value, float as fp32, tensors as pointers to
+their dtype; an int equal to 1 becomes a constexpr). That signature and the
+constexpr values select a compiled kernel from the function's cache; a miss
+translates the function (frontend/codegen.py) and compiles the Block IR
+through blockc's JIT, whose disk cache (BLOCKC_CACHE_DIR) is keyed on that
+text, so the same kernel compiles once per machine. The launch itself runs in
+C++ with the GIL released.
+"""
+
+import hashlib
+import inspect
+import linecache
+import numbers
+import os
+import re
+import sys
+
+from ...frontend import dtypes
+from ...frontend.codegen import Translator, Param
+from ...frontend.errors import CompilationError
+from .. import language
+
+# Launch options of GPU backends: meaningful there, accepted and ignored here
+# so that scripts written for a GPU run unchanged.
+GPU_LAUNCH_OPTIONS = frozenset({
+    "num_warps", "num_stages", "num_ctas", "maxnreg", "waves_per_eu", "matrix_instr_nonkdim",
+    "kpack", "enable_fp_fusion", "launch_cooperative_grid", "launch_pdl", "num_consumer_groups",
+    "num_buffers_warp_spec", "enable_warp_specialization", "stream", "device", "warmup",
+    "sanitize_overflow", "instrumentation_mode", "extern_libs", "debug",
+})
+
+_TORCH_DTYPES = {
+    "float16": dtypes.float16, "bfloat16": dtypes.bfloat16, "float32": dtypes.float32,
+    "float64": dtypes.float64, "int8": dtypes.int8, "int16": dtypes.int16,
+    "int32": dtypes.int32, "int64": dtypes.int64, "bool": dtypes.int1, "uint8": dtypes.uint8,
+    "uint16": dtypes.uint16, "uint32": dtypes.uint32, "uint64": dtypes.uint64,
+    "half": dtypes.float16, "float": dtypes.float32, "double": dtypes.float64,
+}
+
+
+def _core():
+    from ... import _core as core
+    return core
+
+
+class KernelArgumentError(TypeError):
+    """An argument a kernel cannot take, named with the kernel's place."""
+
+
+class BoundsError(IndexError):
+    """A load or store outside its argument's buffer, found by a kernel
+    compiled with bounds checks (TRITON_DEBUG=1 or check_bounds=True)."""
+
+
+def _is_tensor(value):
+    return hasattr(value, "data_ptr") or hasattr(value, "__array_interface__")
+
+
+def _tensor_dtype(value):
+    name = str(value.dtype).replace("torch.", "")
+    return _TORCH_DTYPES.get(name), name
+
+
+def _device_of(value):
+    device = getattr(value, "device", None)
+    return getattr(device, "type", "cpu") if device is not None else "cpu"
+
+
+def _address(value):
+    if hasattr(value, "data_ptr"):
+        return value.data_ptr()
+    return value.__array_interface__["data"][0]
+
+
+def _extent_bytes(value):
+    """Bytes from the tensor's first element to the end of its memory, which
+    a bounds-checked kernel may touch."""
+    if hasattr(value, "data_ptr"):
+        storage = value.untyped_storage() if hasattr(value, "untyped_storage") else \
+            value.storage()
+        start = storage.data_ptr()
+        return max(0, start + storage.nbytes() - value.data_ptr())
+    import numpy
+    root = value
+    while isinstance(getattr(root, "base", None), numpy.ndarray):
+        root = root.base
+    low, high = numpy.byte_bounds(root)
+    return max(0, high - _address(value))
+
+
+class CompiledKernel:
+    """One specialisation, compiled: what `kernel[grid](...)` returns."""
+
+    def __init__(self, name, translation, kernel, runtime_params):
+        self.name = name
+        self.translation = translation
+        self.kernel = kernel
+        self.runtime_params = runtime_params
+        self.asm = {"bir": translation.text}
+        self.metadata = {"name": name, "target": "host",
+                         "scratch_bytes": kernel.scratch_bytes if kernel else 0}
+
+    def python_place(self, bir_line):
+        places = self.translation.places
+        if 1 <= bir_line <= len(places) and places[bir_line - 1]:
+            return places[bir_line - 1]
+        return None
+
+
+class JITFunction:
+    """A `@triton.jit` function: launched with `kernel[grid](...)`, or called
+    from another one (then translated inline)."""
+
+    __blockc_jit__ = True
+
+    def __init__(self, fn, do_not_specialize=None, do_not_specialize_on_alignment=None,
+                 debug=None, noinline=None, repr=None, launch_metadata=None):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__globals__ = fn.__globals__
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexprs = {name for name, p in self.signature.parameters.items()
+                           if _is_constexpr_annotation(p.annotation)}
+        names = do_not_specialize or ()
+        self.do_not_specialize = {self.arg_names[n] if isinstance(n, int) else n for n in names}
+        self.debug = debug
+        self.cache = {}
+        self.src = inspect.getsource(fn)
+
+    def __repr__(self):
+        return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"{self.__name__} is a @triton.jit function: launch it with "
+                           f"{self.__name__}[grid](...), or call it from another one")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    @property
+    def place(self):
+        code = self.fn.__code__
+        return f"{code.co_filename}:{code.co_firstlineno}"
+
+    # --- launching --------------------------------------------------------
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        options, kwargs = _split_options(kwargs)
+        bound = self._bind(args, kwargs)
+        check_bounds = bool(options.get("check_bounds", self.debug) or
+                            os.environ.get("TRITON_DEBUG", "") not in ("", "0"))
+        compiled, runtime_values = self._specialise(bound, check_bounds)
+        if warmup:
+            return compiled
+        grid = _grid(grid, bound, self)
+        values, extents = [], [] if check_bounds else None
+        for param, value in zip(compiled.runtime_params, runtime_values):
+            if param.type.is_ptr():
+                values.append(_address(value))
+                if check_bounds:
+                    extents.append(_extent_bytes(value))
+            else:
+                values.append(value)
+        threads = options.get("num_cpu_threads") or 0
+        report = _launch(compiled, grid, values, extents, threads)
+        if report:
+            raise self._bounds_error(compiled, report)
+        return compiled
+
+    def warmup(self, *args, grid=None, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def bir(self, *args, **kwargs):
+        """The Block IR text of the specialisation these arguments select."""
+        _, kwargs = _split_options(kwargs)
+        params = [self._param(name, value) for name, value in self._bind(args, kwargs).items()]
+        return Translator(language).translate_kernel(self.fn, params).text
+
+    def _bind(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise KernelArgumentError(f"{self.__name__} (defined at {self.place}): {e}") from None
+        bound.apply_defaults()
+        return bound.arguments
+
+    def _specialise(self, arguments, check_bounds):
+        params, key, runtime_values = [], [], []
+        for name, value in arguments.items():
+            param = self._param(name, value)
+            params.append(param)
+            if param.constexpr:
+                key.append((name, "c", _constexpr_key(param.value)))
+            else:
+                key.append((name, str(param.type)))
+                runtime_values.append(value)
+        key.append(("check_bounds", check_bounds))
+        key = tuple(key)
+        compiled = self.cache.get(key)
+        if compiled is None:
+            compiled = self._compile(params, check_bounds)
+            self.cache[key] = compiled
+        return compiled, runtime_values
+
+    def _param(self, name, value):
+        while hasattr(value, "__blockc_constexpr__"):
+            value = value.value
+        if name in self.constexprs:
+            if _is_tensor(value) and not isinstance(value, type):
+                raise self._argument_error(name, "is a tl.constexpr parameter but was given a "
+                                           "tensor")
+            return Param(name, constexpr=True, value=_plain(value))
+        if value is None:
+            return Param(name, constexpr=True, value=None)
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            return Param(name, dtypes.int1)
+        if _is_integer(value):
+            value = int(value)
+            if value == 1 and name not in self.do_not_specialize:
+                return Param(name, constexpr=True, value=1)
+            if -2**31 <= value < 2**31:
+                return Param(name, dtypes.int32)
+            if -2**63 <= value < 2**63:
+                return Param(name, dtypes.int64)
+            raise self._argument_error(name, f"{value} needs an unsigned 64-bit type, which "
+                                       "Block IR does not have yet")
+        if isinstance(value, numbers.Real):
+            return Param(name, dtypes.float32)
+        if _is_tensor(value):
+            device = _device_of(value)
+            if device != "cpu":
+                raise self._argument_error(name, f"is a tensor on '{device}'; blockc runs "
+                                           "kernels on the CPU: pass a CPU tensor (.cpu()) or a "
+                                           "numpy array")
+            ty, type_name = _tensor_dtype(value)
+            if ty is None:
+                raise self._argument_error(name, f"is a tensor of {type_name}, which Triton "
+                                           "kernels cannot take")
+            if ty.missing:
+                raise self._argument_error(name, f"is a {type_name} tensor: {ty.missing}")
+            return Param(name, dtypes.pointer_type(ty))
+        raise self._argument_error(name, f"is a {type(value).__name__}; a kernel takes tensors, "
+                                   "numpy arrays, ints, floats, bools and None (or any value "
+                                   "for a tl.constexpr parameter)")
+
+    def _argument_error(self, name, what):
+        return KernelArgumentError(f"{self.__name__} (defined at {self.place}): argument "
+                                   f"'{name}' {what}")
+
+    def _compile(self, params, check_bounds):
+        translation = Translator(language).translate_kernel(self.fn, params)
+        _dump(translation)
+        bir_name = f"{self.__name__}.bir"
+        try:
+            kernel = _core().compile(translation.text, translation.kernel_name,
+                                     file_name=bir_name, check_bounds=check_bounds)
+        except _core().CompileError as e:
+            raise _python_error(str(e), translation, bir_name) from None
+        runtime = [p for p in params if not p.constexpr]
+        return CompiledKernel(self.__name__, translation, kernel, runtime)
+
+    def _bounds_error(self, compiled, report):
+        what = "store" if report["is_store"] else "load"
+        place = compiled.python_place(report["line"])
+        where = f"{place[0]}:{place[1]}: " if place else ""
+        argument = report["argument"]
+        names = [p.name for p in compiled.runtime_params]
+        target = f"'{names[argument]}'" if 0 <= argument < len(names) else "no argument's buffer"
+        line = linecache.getline(place[0], place[1]).rstrip() if place else ""
+        return BoundsError(
+            f"{where}out-of-bounds {what} in kernel {self.__name__}, program "
+            f"{tuple(report['pid'])}: element {report['offset']} of {target}, whose buffer has "
+            f"{report['extent']} elements; the launch stopped" + (f"\n  {line}" if line else ""))
+
+
+def _launch(compiled, grid, values, extents, threads):
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.autograd._profiler_enabled():
+        with torch.profiler.record_function(compiled.name):
+            return compiled.kernel.launch(grid, values, extents, threads)
+    return compiled.kernel.launch(grid, values, extents, threads)
+
+
+def _split_options(kwargs):
+    options = {}
+    for name in list(kwargs):
+        if name in GPU_LAUNCH_OPTIONS or name in ("num_cpu_threads", "check_bounds"):
+            options[name] = kwargs.pop(name)
+    return options, kwargs
+
+
+def _grid(grid, arguments, fn):
+    if callable(grid):
+        grid = grid(dict(arguments))
+    if isinstance(grid, int) or _is_integer(grid):
+        grid = (grid,)
+    try:
+        grid = tuple(int(g) for g in grid)
+    except TypeError:
+        raise KernelArgumentError(f"{fn.__name__}: the grid must be a tuple of 1 to 3 ints or "
+                                  f"a function of the meta-parameters returning one, got "
+                                  f"{grid!r}") from None
+    if not 1 <= len(grid) <= 3:
+        raise KernelArgumentError(f"{fn.__name__}: the grid has {len(grid)} dimensions; it "
+                                  "takes 1 to 3")
+    return grid + (1,) * (3 - len(grid))
+
+
+def _is_integer(value):
+    # numpy's integer scalars register as numbers.Integral; its bool_ does not.
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _plain(value):
+    """numpy scalars as Python numbers, so that constexpr arithmetic and the
+    cache key behave as for the numbers they are."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _constexpr_key(value):
+    try:
+        hash(value)
+        return (type(value).__name__, value)
+    except TypeError:
+        return (type(value).__name__, repr(value))
+
+
+def _is_constexpr_annotation(annotation):
+    if annotation is language.constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+_DIAGNOSTIC = re.compile(r"^(.*?):(\d+):(\d+): error: (.*)$", re.M)
+
+
+def _python_error(text, translation, bir_name):
+    """blockc's diagnostic on the generated Block IR, moved to the Python
+    line that produced the op."""
+    match = _DIAGNOSTIC.search(text)
+    if match and match.group(1) == bir_name:
+        line = int(match.group(2))
+        places = translation.places
+        place = places[line - 1] if 1 <= line <= len(places) else None
+        if place:
+            file, py_line, py_col = place
+            return CompilationError(match.group(4), file, py_line, py_col,
+                                    linecache.getline(file, py_line).rstrip("\n"),
+                                    f"in the Block IR translated from it:\n{text}")
+    return CompilationError(text.strip())
+
+
+def _dump(translation):
+    folder = os.environ.get("BLOCKC_DUMP_BIR")
+    if not folder:
+        return
+    os.makedirs(folder, exist_ok=True)
+    digest = hashlib.sha256(translation.text.encode()).hexdigest()[:12]
+    with open(os.path.join(folder, f"{translation.kernel_name}-{digest}.bir"), "w") as f:
+        f.write(translation.text)
+
+
+def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
+        noinline=None, repr=None, launch_metadata=None, version=None):
+    """`@triton.jit`, with or without arguments."""
+    def decorate(f):
+        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug,
+                           noinline=noinline)
+    return decorate(fn) if fn is not None else decorate
