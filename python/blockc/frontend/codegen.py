@@ -196,7 +196,7 @@ class Translator(ast.NodeVisitor):
         self.builder.loc = parsed.place(parsed.node)
         self.emitter.line(f"kernel @{name}({', '.join(signature)}) {{", self.builder.loc)
         self.emitter.depth += 1
-        self._block(parsed.node.body)
+        self._block(parsed.node.body, function_body=True)
         if frame.returned and frame.return_value is not None:
             raise self.error(parsed.node, "a kernel cannot return a value")
         self.emitter.depth -= 1
@@ -246,7 +246,7 @@ class Translator(ast.NodeVisitor):
 
     # --- statements ---------------------------------------------------------
 
-    def _block(self, statements):
+    def _block(self, statements, function_body=False):
         statements = list(statements)
         for i, statement in enumerate(statements):
             if self.frame.returned:
@@ -262,6 +262,9 @@ class Translator(ast.NodeVisitor):
                                     body=statement.body + ([] if then_returns else rest),
                                     orelse=statement.orelse + (rest if then_returns else []))
                     ast.copy_location(merged, statement)
+                    # At the end of a function body, falling off the end
+                    # is returning None.
+                    merged.falls_off_end = function_body
                     self.visit(merged)
                     return
             self.visit(statement)
@@ -388,6 +391,9 @@ class Translator(ast.NodeVisitor):
             branches.append((self.emitter.pop(), frame.env, frame.returned, frame.return_value))
         (then_lines, then_env, then_ret, then_value), (else_lines, else_env, else_ret,
                                                        else_value) = branches
+        if then_ret != else_ret and getattr(node, "falls_off_end", False) and \
+                then_value is None and else_value is None:
+            then_ret = else_ret = True
         if then_ret != else_ret:
             raise self.unsupported(node, "a return on one side of an `if` on a runtime value: "
                                    "Block IR has no early exit, so both sides must return")
@@ -825,7 +831,7 @@ class Translator(ast.NodeVisitor):
         frame = _Frame(parsed, env, node)
         self.frames.append(frame)
         try:
-            self._block(parsed.node.body)
+            self._block(parsed.node.body, function_body=True)
         finally:
             self.frames.pop()
         return frame.return_value

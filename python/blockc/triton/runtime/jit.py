@@ -15,7 +15,6 @@ import inspect
 import linecache
 import numbers
 import os
-import re
 import sys
 
 from ...frontend import dtypes
@@ -152,7 +151,7 @@ class JITFunction:
     # --- launching --------------------------------------------------------
 
     def run(self, *args, grid, warmup=False, **kwargs):
-        options, kwargs = _split_options(kwargs)
+        options, kwargs = _split_options(kwargs, self.signature.parameters)
         bound = self._bind(args, kwargs)
         check_bounds = bool(options.get("check_bounds", self.debug) or
                             os.environ.get("TRITON_DEBUG", "") not in ("", "0"))
@@ -179,7 +178,7 @@ class JITFunction:
 
     def bir(self, *args, **kwargs):
         """The Block IR text of the specialisation these arguments select."""
-        _, kwargs = _split_options(kwargs)
+        _, kwargs = _split_options(kwargs, self.signature.parameters)
         params = [self._param(name, value) for name, value in self._bind(args, kwargs).items()]
         return Translator(language).translate_kernel(self.fn, params).text
 
@@ -262,7 +261,7 @@ class JITFunction:
             kernel = _core().compile(translation.text, translation.kernel_name,
                                      file_name=bir_name, check_bounds=check_bounds)
         except _core().CompileError as e:
-            raise _python_error(str(e), translation, bir_name) from None
+            raise _python_error(e, translation) from None
         runtime = [p for p in params if not p.constexpr]
         return CompiledKernel(self.__name__, translation, kernel, runtime)
 
@@ -288,9 +287,13 @@ def _launch(compiled, grid, values, extents, threads):
     return compiled.kernel.launch(grid, values, extents, threads)
 
 
-def _split_options(kwargs):
+def _split_options(kwargs, parameters):
+    """Launch options out of the keyword arguments; a kernel parameter that
+    shares an option's name (softmax's `num_stages`) stays an argument."""
     options = {}
     for name in list(kwargs):
+        if name in parameters:
+            continue
         if name in GPU_LAUNCH_OPTIONS or name in ("num_cpu_threads", "check_bounds"):
             options[name] = kwargs.pop(name)
     return options, kwargs
@@ -340,23 +343,18 @@ def _is_constexpr_annotation(annotation):
     return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
 
 
-_DIAGNOSTIC = re.compile(r"^(.*?):(\d+):(\d+): error: (.*)$", re.M)
-
-
-def _python_error(text, translation, bir_name):
+def _python_error(error, translation):
     """blockc's diagnostic on the generated Block IR, moved to the Python
     line that produced the op."""
-    match = _DIAGNOSTIC.search(text)
-    if match and match.group(1) == bir_name:
-        line = int(match.group(2))
-        places = translation.places
-        place = places[line - 1] if 1 <= line <= len(places) else None
-        if place:
-            file, py_line, py_col = place
-            return CompilationError(match.group(4), file, py_line, py_col,
-                                    linecache.getline(file, py_line).rstrip("\n"),
-                                    f"in the Block IR translated from it:\n{text}")
-    return CompilationError(text.strip())
+    places = translation.places
+    line = getattr(error, "line", 0)
+    place = places[line - 1] if 1 <= line <= len(places) else None
+    if place:
+        file, py_line, py_col = place
+        return CompilationError(error.message, file, py_line, py_col,
+                                linecache.getline(file, py_line).rstrip("\n"),
+                                f"in the Block IR translated from it:\n{error}")
+    return CompilationError(str(error).strip())
 
 
 def _dump(translation):
