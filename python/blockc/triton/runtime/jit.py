@@ -145,8 +145,15 @@ class JITFunction:
 
     @property
     def place(self):
-        code = self.fn.__code__
-        return f"{code.co_filename}:{code.co_firstlineno}"
+        """FILE:LINE of the `def`, for messages about a launch."""
+        from ...frontend.codegen import parse
+        try:
+            parsed = parse(self.fn)
+            file, line, _ = parsed.place(parsed.node)
+            return f"{file}:{line}"
+        except CompilationError:
+            code = self.fn.__code__
+            return f"{code.co_filename}:{code.co_firstlineno}"
 
     # --- launching --------------------------------------------------------
 
