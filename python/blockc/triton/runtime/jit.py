@@ -131,7 +131,6 @@ class JITFunction:
         self.do_not_specialize = {self.arg_names[n] if isinstance(n, int) else n for n in names}
         self.debug = debug
         self.cache = {}
-        self.src = inspect.getsource(fn)
 
     def __repr__(self):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
