@@ -58,9 +58,26 @@ def _is_tensor(value):
     return hasattr(value, "data_ptr") or hasattr(value, "__array_interface__")
 
 
+_DTYPE_OF = {}
+
+
 def _tensor_dtype(value):
-    name = str(value.dtype).replace("torch.", "")
-    return _TORCH_DTYPES.get(name), name
+    """(dtype or None, its name) of a numpy array or torch tensor, cached by
+    the library's dtype object: a launch asks once per argument."""
+    found = _DTYPE_OF.get(value.dtype)
+    if found is None:
+        name = str(value.dtype).replace("torch.", "")
+        found = _DTYPE_OF[value.dtype] = (_TORCH_DTYPES.get(name), name)
+    return found
+
+
+_POINTERS = {}
+
+
+def _pointer_to(ty):
+    if ty not in _POINTERS:
+        _POINTERS[ty] = dtypes.pointer_type(ty)
+    return _POINTERS[ty]
 
 
 def _device_of(value):
@@ -125,6 +142,12 @@ class JITFunction:
         self.__globals__ = fn.__globals__
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
+        self.defaults = {name: p.default for name, p in self.signature.parameters.items()
+                         if p.default is not inspect.Parameter.empty}
+        if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+               for p in self.signature.parameters.values()):
+            raise TypeError(f"{fn.__name__}: a @triton.jit function takes named parameters "
+                            "only (no *args, **kwargs or positional-only ones)")
         self.constexprs = {name for name, p in self.signature.parameters.items()
                            if _is_constexpr_annotation(p.annotation)}
         names = do_not_specialize or ()
@@ -189,6 +212,25 @@ class JITFunction:
         return Translator(language).translate_kernel(self.fn, params).text
 
     def _bind(self, args, kwargs):
+        """The arguments by parameter name, defaults applied: Python's
+        binding, without inspect's cost on every launch."""
+        names = self.arg_names
+        if len(args) <= len(names):
+            arguments = dict(zip(names, args))
+            for name, value in kwargs.items():
+                if name in arguments or name not in self.signature.parameters:
+                    break
+                arguments[name] = value
+            else:
+                for name in names[len(args):]:
+                    if name not in arguments:
+                        default = self.defaults.get(name, inspect.Parameter.empty)
+                        if default is inspect.Parameter.empty:
+                            break
+                        arguments[name] = default
+                else:
+                    return {name: arguments[name] for name in names}
+        # Something is wrong: inspect says what.
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -250,7 +292,7 @@ class JITFunction:
                                            "kernels cannot take")
             if ty.missing:
                 raise self._argument_error(name, f"is a {type_name} tensor: {ty.missing}")
-            return Param(name, dtypes.pointer_type(ty))
+            return Param(name, _pointer_to(ty))
         raise self._argument_error(name, f"is a {type(value).__name__}; a kernel takes tensors, "
                                    "numpy arrays, ints, floats, bools and None (or any value "
                                    "for a tl.constexpr parameter)")
