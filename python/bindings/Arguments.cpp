@@ -1,6 +1,8 @@
 //===- Arguments.cpp ------------------------------------------------------===//
 #include "Arguments.h"
 
+#include "blockc/frontend/SmallFloat.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -174,43 +176,6 @@ bool convertFloat(PyObject *value, ScalarKind kind, ArgumentSlot &slot, std::str
   return true;
 }
 
-/// Significand bits without the implicit one, and exponent bits.
-struct SmallFloat {
-  int mantissaBits, exponentBits;
-};
-
-uint16_t toSmallFloatBits(double value, SmallFloat format) {
-  const int m = format.mantissaBits;
-  const int bias = (1 << (format.exponentBits - 1)) - 1;
-  const uint32_t sign = std::signbit(value) ? 1u << (m + format.exponentBits) : 0;
-  const uint32_t infinity = ((1u << format.exponentBits) - 1) << m;
-  if (std::isnan(value))
-    return uint16_t(sign | infinity | (1u << (m - 1))); // a quiet NaN
-  double magnitude = std::fabs(value);
-  if (std::isinf(magnitude))
-    return uint16_t(sign | infinity);
-  if (magnitude == 0)
-    return uint16_t(sign);
-  int e;
-  std::frexp(magnitude, &e);
-  // Below the normal range the scale stays that of the smallest normal, which
-  // makes subnormals. Scaling by a power of two is exact, so the one rounding
-  // is nearbyint's: to nearest, ties to even (a double rounded through float
-  // first could round twice).
-  int exponent = std::max(e - 1, 1 - bias);
-  double significand = std::nearbyint(std::ldexp(magnitude, m - exponent));
-  if (significand >= std::ldexp(1.0, m + 1)) { // rounded up into the next binade
-    significand /= 2;
-    ++exponent;
-  }
-  if (exponent > bias)
-    return uint16_t(sign | infinity);
-  uint32_t bits = uint32_t(significand);
-  if (bits < (1u << m)) // subnormal: the exponent field is 0
-    return uint16_t(sign | bits);
-  return uint16_t(sign | (uint32_t(exponent + bias) << m) | (bits - (1u << m)));
-}
-
 } // namespace
 
 std::string got(PyObject *value) {
@@ -222,14 +187,6 @@ std::string got(PyObject *value) {
   if (text.size() > 40 || text.find('\n') != std::string::npos || text == type)
     return "got " + type;
   return "got " + type + " " + text;
-}
-
-uint16_t toHalfBits(double value) {
-  return toSmallFloatBits(value, {10, 5});
-}
-
-uint16_t toBFloat16Bits(double value) {
-  return toSmallFloatBits(value, {7, 8});
 }
 
 bool toInt64(PyObject *value, int64_t &out) {

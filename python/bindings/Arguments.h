@@ -38,8 +38,4 @@ bool toInt64(PyObject *value, int64_t &out);
 /// saying what was expected.
 std::string got(PyObject *value);
 
-/// IEEE binary16 and bfloat16 bit patterns of `value`, rounded to nearest even.
-uint16_t toHalfBits(double value);
-uint16_t toBFloat16Bits(double value);
-
 } // namespace blockc::python

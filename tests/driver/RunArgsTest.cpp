@@ -12,6 +12,7 @@
 #include "Elements.h"
 #include "LaunchFlags.h"
 #include "Npy.h"
+#include "blockc/frontend/SmallFloat.h"
 
 #include <cmath>
 #include <cstring>

@@ -42,13 +42,6 @@ bool looksLikeNumber(std::string_view text);
 /// adds which argument it was.
 bool encodeNumber(ScalarKind kind, std::string_view text, void *out, std::string &error);
 
-/// IEEE binary16 and bfloat16 from and to double, correctly rounded (to
-/// nearest, ties to even; too large gives infinity).
-uint16_t toHalfBits(double value);
-uint16_t toBFloat16Bits(double value);
-double fromHalfBits(uint16_t bits);
-double fromBFloat16Bits(uint16_t bits);
-
 /// Fills `count` elements of `kind` at `out` with the values of
 /// `random:SEED` for the argument `name`: floats uniform in [-1, 1), integers
 /// from -8 to 7, i1 0 or 1. The stream depends on the name too, so that two
