@@ -234,7 +234,8 @@ class JITFunction:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
-            raise KernelArgumentError(f"{self.__name__} (defined at {self.place}): {e}") from None
+            raise KernelArgumentError(f"{self.__name__} (defined at {self.place}"
+                                      f"{_launch_place()}): {e}") from None
         bound.apply_defaults()
         return bound.arguments
 
@@ -298,8 +299,8 @@ class JITFunction:
                                    "for a tl.constexpr parameter)")
 
     def _argument_error(self, name, what):
-        return KernelArgumentError(f"{self.__name__} (defined at {self.place}): argument "
-                                   f"'{name}' {what}")
+        return KernelArgumentError(f"{self.__name__} (defined at {self.place}{_launch_place()}): "
+                                   f"argument '{name}' {what}")
 
     def _compile(self, params, check_bounds):
         translation = Translator(language).translate_kernel(self.fn, params)
@@ -325,6 +326,19 @@ class JITFunction:
             f"{where}out-of-bounds {what} in kernel {self.__name__}, program "
             f"{tuple(report['pid'])}: element {report['offset']} of {target}, whose buffer has "
             f"{report['extent']} elements; the launch stopped" + (f"\n  {line}" if line else ""))
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _launch_place():
+    """", launched at FILE:LINE": the user's line that launched the kernel
+    (the first frame outside this package), for messages about a launch."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _PACKAGE_DIR + os.sep):
+        frame = frame.f_back
+    return f", launched at {frame.f_code.co_filename}:{frame.f_lineno}" if frame else ""
 
 
 def _launch(compiled, grid, values, extents, threads):
