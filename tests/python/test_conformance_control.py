@@ -14,7 +14,7 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import (assert_close, assert_equal, empty, rand, rng, to_torch, xfail_in_blockc)
+from conftest import (assert_close, assert_equal, blockc_only, empty, rand, rng, to_torch, xfail_in_blockc)
 
 BLOCK = 32
 
@@ -519,20 +519,28 @@ def fill_kernel(z_ptr, n, BLOCK: tl.constexpr):
     tl.store(z_ptr + offs, offs, mask=offs < n)
 
 
-@pytest.mark.parametrize("form", ["tuple", "int", "lambda", "2d-tuple"])
+@pytest.mark.parametrize("form", ["tuple", "subscript", "lambda", "2d-tuple"])
 def test_grid_forms(form):
     n = 200
     z = empty(n, "int32", fill=-1)
     if form == "tuple":
         fill_kernel[(triton.cdiv(n, 64),)](z, n, BLOCK=64)
-    elif form == "int":
-        fill_kernel[triton.cdiv(n, 64)](z, n, BLOCK=64)
+    elif form == "subscript":
+        fill_kernel[triton.cdiv(n, 64), ](z, n, BLOCK=64)
     elif form == "lambda":
         grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)
         fill_kernel[grid](z, n, BLOCK=64)
     else:
         fill_kernel[(triton.cdiv(n, 64), 1)](z, n, BLOCK=64)
     assert_equal(z, np.arange(n))
+
+
+@blockc_only
+def test_grid_as_an_int():
+    # Triton wants a tuple (it takes len(grid)); blockc also takes an int.
+    z = empty(200, "int32", fill=-1)
+    fill_kernel[4](z, 200, BLOCK=64)
+    assert_equal(z, np.arange(200))
 
 
 def test_helpers_of_the_triton_module():

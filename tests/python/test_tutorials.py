@@ -18,20 +18,26 @@ import tutorial03_matrix_multiplication as t03  # noqa: E402
 import tutorial05_layer_norm as t05  # noqa: E402
 
 
+def host(t):
+    """A tensor's values in numpy. Under blockc DEVICE is the CPU; under Triton's
+    interpreter on a machine with a GPU the tutorials allocate there."""
+    return t.detach().float().cpu().numpy() if t.dtype == torch.bfloat16 else t.detach().cpu().numpy()
+
+
 def test_vector_add():
     torch.manual_seed(0)
     size = 98432
     x = torch.rand(size, device=t01.DEVICE)
     y = torch.rand(size, device=t01.DEVICE)
     output = t01.add(x, y)
-    np.testing.assert_array_equal(output.numpy(), x.numpy() + y.numpy())
+    np.testing.assert_array_equal(host(output), host(x) + host(y))
 
 
 @pytest.mark.parametrize("size", [1, 1000, 4096, 5000])
 def test_vector_add_sizes(size):
     torch.manual_seed(size)
-    x, y = torch.randn(size), torch.randn(size)
-    np.testing.assert_array_equal(t01.add(x, y).numpy(), x.numpy() + y.numpy())
+    x, y = torch.randn(size, device=t01.DEVICE), torch.randn(size, device=t01.DEVICE)
+    np.testing.assert_array_equal(host(t01.add(x, y)), host(x) + host(y))
 
 
 def softmax_reference(x):
@@ -45,18 +51,18 @@ def test_fused_softmax(shape, num_programs):
     torch.manual_seed(0)
     x = torch.randn(*shape, device=t02.DEVICE)
     y = t02.softmax(x, num_programs)
-    np.testing.assert_allclose(y.numpy(), softmax_reference(x.numpy()), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(host(y), softmax_reference(host(x)), rtol=1e-5, atol=1e-7)
 
 
 def test_fused_softmax_of_a_strided_input():
     torch.manual_seed(1)
-    x = torch.randn(40, 300)[:, :200]  # rows 300 apart: the kernel gets the row stride
+    x = torch.randn(40, 300, device=t02.DEVICE)[:, :200]  # rows 300 apart: the kernel gets the row stride
     y = t02.softmax(x)
-    np.testing.assert_allclose(y.numpy(), softmax_reference(x.numpy()), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(host(y), softmax_reference(host(x)), rtol=1e-5, atol=1e-7)
 
 
 def matmul_reference(a, b, activation=""):
-    c = a.numpy().astype(np.float32) @ b.numpy().astype(np.float32)
+    c = host(a).astype(np.float32) @ host(b).astype(np.float32)
     if activation == "leaky_relu":
         c = np.where(c >= 0, c, np.float32(0.01) * c)
     return c
@@ -65,7 +71,7 @@ def matmul_reference(a, b, activation=""):
 def check_fp16_matmul(c, expected):
     assert c.dtype == torch.float16
     # f32 sums of f16 products, rounded to f16 once: within about an f16 ulp.
-    np.testing.assert_allclose(c.numpy().astype(np.float32), expected, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(host(c).astype(np.float32), expected, rtol=2e-3, atol=2e-3)
 
 
 @pytest.mark.parametrize("M,N,K", [(256, 256, 256), (200, 300, 100)])
@@ -81,8 +87,8 @@ def test_matmul(M, N, K):
 
 def test_matmul_with_a_transposed_b():
     torch.manual_seed(2)
-    a = torch.randn((128, 64)).to(torch.float16)
-    bt = torch.randn((96, 64)).to(torch.float16)
+    a = torch.randn((128, 64), device=t03.DEVICE).to(torch.float16)
+    bt = torch.randn((96, 64), device=t03.DEVICE).to(torch.float16)
     b = bt.t()  # non-contiguous: the kernel reads it through its strides
     check_fp16_matmul(t03.matmul(a, b), matmul_reference(a, b))
 
@@ -106,11 +112,10 @@ def test_layer_norm_forward(x_shape, dtype):
     x = (-2.3 + 0.5 * torch.randn(x_shape, device=t05.DEVICE)).to(dtype)
     y, mean, rstd = t05.layer_norm_forward(x, w_shape, weight, bias, eps)
     assert y.dtype == dtype and y.shape == x.shape
-    y_ref, mean_ref, rstd_ref = layer_norm_reference(x.float().numpy(), weight.float().numpy(),
-                                                     bias.float().numpy(), eps)
-    np.testing.assert_allclose(mean.numpy(), mean_ref, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(rstd.numpy(), rstd_ref, rtol=1e-4)
+    y_ref, mean_ref, rstd_ref = layer_norm_reference(host(x.float()), host(weight.float()), host(bias.float()), eps)
+    np.testing.assert_allclose(host(mean), mean_ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(host(rstd), rstd_ref, rtol=1e-4)
     if dtype == torch.float16:
-        np.testing.assert_allclose(y.float().numpy(), y_ref, rtol=2e-3, atol=2e-3)
+        np.testing.assert_allclose(host(y.float()), y_ref, rtol=2e-3, atol=2e-3)
     else:
-        np.testing.assert_allclose(y.numpy(), y_ref, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(host(y), y_ref, rtol=1e-4, atol=1e-4)
