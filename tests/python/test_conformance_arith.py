@@ -13,7 +13,7 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, ULP, assert_close, assert_equal, bf16_round,
+from conftest import (INTERPRET, ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, ULP, assert_close, assert_equal, bf16_round,
                       empty, is_float, is_int, nonzero, rand, rng, round_to, tl_dtype, to_torch)
 
 BLOCK = 64
@@ -354,6 +354,8 @@ def test_int_constexpr_is_weak():
     assert_equal(z[:N], np.full(N, -56))  # int8 + literal stays int8 and wraps
 
 
+@pytest.mark.skipif(INTERPRET, reason="Triton's interpreter passes float arguments as Python floats, which are "
+                    "weak, where compiled Triton passes an fp32 scalar")
 def test_float_scalar_argument_is_float32():
     x = rand(rng(2), N, "float16", 0.0, 1.0)
     z = empty(BLOCK, "float64")
