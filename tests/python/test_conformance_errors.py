@@ -335,3 +335,11 @@ def test_tensor_on_a_gpu():
 def test_an_argument_of_an_unsupported_kind():
     with pytest.raises(TypeError, match="(?s)three_args_kernel.*x_ptr"):
         three_args_kernel[(1,)]([1.0, 2.0], f32(), 2, BLOCK=16)
+
+
+@blockc_only
+def test_an_unsigned_tensor_argument():
+    import torch
+    u8 = torch.arange(16, dtype=torch.uint8)
+    with pytest.raises(Exception, match="(?s)three_args_kernel.*x_ptr.*uint8"):
+        three_args_kernel[(1,)](u8, to_torch(np.zeros(16, np.uint8).astype(np.int8)), 16, BLOCK=16)
