@@ -548,3 +548,66 @@ def test_helpers_of_the_triton_module():
     assert [triton.next_power_of_2(v) for v in (1, 3, 4, 100, 1024, 1025)] == [1, 4, 4, 128, 1024, 2048]
     assert isinstance(tl.constexpr(3), tl.constexpr)
     assert tl.float16.primitive_bitwidth == 16 and tl.int8.is_int_signed() and tl.float32.is_floating()
+
+
+# --- globals, annotated constexprs, scalar argument types
+
+
+SCALE: tl.constexpr = tl.constexpr(3)
+OFFSET = tl.constexpr(-2)
+
+
+@triton.jit
+def globals_kernel(x_ptr, z_ptr, BLOCK: tl.constexpr):
+    HALF: tl.constexpr = BLOCK // 2  # an annotated local constexpr
+    offs = tl.arange(0, HALF)
+    x = tl.load(x_ptr + offs)
+    tl.store(z_ptr + offs, x * SCALE + OFFSET)  # module-level constexprs
+    tl.store(z_ptr + HALF + offs, tl.full((HALF,), HALF, tl.int32))
+
+
+def test_global_and_local_constexprs():
+    x = rand(rng(13), BLOCK, "int32", -100, 100)
+    z = empty(BLOCK, "int32")
+    globals_kernel[(1,)](to_torch(x), z, BLOCK=BLOCK)
+    assert_equal(z, np.concatenate([x[:BLOCK // 2] * 3 - 2, np.full(BLOCK // 2, BLOCK // 2)]))
+
+
+@triton.jit
+def int_arguments_kernel(x_ptr, z_ptr, big, n, value, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n  # n == 1 is a constexpr in Triton: the mask must still hold
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.store(z_ptr + offs, x + big, mask=mask)  # an int beyond int32 is an int64 argument
+    fill = tl.full((BLOCK,), value, tl.int64)  # a run-time fill value
+    tl.store(z_ptr + BLOCK + offs, fill, mask=offs >= n)
+
+
+@pytest.mark.parametrize("n", [1, 2, 17])
+def test_int_arguments(n):
+    x = rand(rng(14), BLOCK, "int64", -1000, 1000)
+    z = empty(2 * BLOCK, "int64", fill=-1)
+    big = 2**40 + 5
+    int_arguments_kernel[(1,)](to_torch(x), z, big, n, -9, BLOCK=BLOCK)
+    expected = np.full(2 * BLOCK, -1, np.int64)
+    expected[:n] = x[:n] + big
+    expected[BLOCK + n:] = -9
+    assert_equal(z, expected)
+
+
+@triton.jit
+def select_pointer_kernel(a_ptr, b_ptr, z_ptr, use_a, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    src = tl.where(use_a, a_ptr, b_ptr)  # a scalar pointer chosen at run time
+    lanes = tl.where(offs % 2 == 0, a_ptr + offs, b_ptr + offs)  # a block of pointers, lane by lane
+    tl.store(z_ptr + offs, tl.load(src + offs) + tl.maximum(tl.load(lanes), 0.0))
+
+
+@pytest.mark.parametrize("use_a", [True, False])
+def test_select_between_pointers(use_a):
+    gen = rng(15)
+    a, b = rand(gen, BLOCK, "float32"), rand(gen, BLOCK, "float32")
+    z = empty(BLOCK, "float32")
+    select_pointer_kernel[(1,)](to_torch(a), to_torch(b), z, use_a, BLOCK=BLOCK)
+    lanes = np.where(np.arange(BLOCK) % 2 == 0, a, b)
+    assert_equal(z, (a if use_a else b) + np.maximum(lanes, 0))

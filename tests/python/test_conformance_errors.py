@@ -343,3 +343,4 @@ def test_an_unsigned_tensor_argument():
     u8 = torch.arange(16, dtype=torch.uint8)
     with pytest.raises(Exception, match="(?s)three_args_kernel.*x_ptr.*uint8"):
         three_args_kernel[(1,)](u8, to_torch(np.zeros(16, np.uint8).astype(np.int8)), 16, BLOCK=16)
+
