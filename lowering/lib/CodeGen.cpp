@@ -319,8 +319,12 @@ KernelCodeGen::StoreStrip KernelCodeGen::prepareStoreStrip(const Operation &op,
     strip.mask = andMasks(strip.mask, evalOperand(op, 2, coords, vector));
   strip.first = evalOperand(op, 0, coords, false);
   std::optional<Stride> stride = vector ? operandStride(op, 0) : std::nullopt;
-  bool contiguous = stride && (stride->isConstant(1) || stride->scale == knownUnitScale_ ||
-                               (stride->scale && isa_.hasStridedAccess()));
+  // As commitStoreStrip reads the stride: a scale known to be one is gone,
+  // and what is left is contiguous, strided, or a scatter that needs every
+  // lane's pointer (a constant stride of 2 included).
+  if (stride && stride->scale && stride->scale == knownUnitScale_)
+    stride = Stride{stride->factor, nullptr};
+  bool contiguous = stride && (stride->isConstant(1) || (stride->scale && isa_.hasStridedAccess()));
   if (vector && (!contiguous || options_.checkBounds))
     strip.pointers = evalOperand(op, 0, coords, true);
   return strip;

@@ -287,6 +287,31 @@ kernel @o(%x: ptr<f32>, %fill: ptr<f32>, %out: ptr<f32>, %N: i32) {
   }
 }
 
+// A store whose pointers step by a constant other than one (2 here, with no
+// run-time scale) is a scatter: its lanes' pointers must be computed. The
+// code generator once took it for contiguous and crashed.
+TEST(Block2D, StoreWithConstantStrideTwo) {
+  const char *source = R"(
+kernel @s(%x: ptr<f32>, %z: ptr<f32>) {
+  %r = arange 0, 64
+  %p = addptr %x, %r
+  %v = load %p
+  %c = const 2 : i32
+  %o = mul %r, %c
+  %q = addptr %z, %o
+  store %q, %v
+}
+)";
+  auto module = compileOrFail(source);
+  ASSERT_TRUE(module);
+  std::vector<float> x(64), z(128, kSentinel);
+  for (int i = 0; i < 64; ++i)
+    x[i] = float(i) + 0.5f;
+  launch(module->kernels()[0], {1, 1, 1}, {x, z});
+  for (int i = 0; i < 128; ++i)
+    ASSERT_EQ(z[i], i % 2 ? kSentinel : x[i / 2]) << i;
+}
+
 // program_id and num_programs on all three grid axes: every program writes its
 // flattened id and the grid sizes to its own slot, exactly once.
 TEST(Block2D, ProgramIdsOnEveryAxis) {
