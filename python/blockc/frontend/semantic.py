@@ -292,11 +292,13 @@ class Builder:
         return self._binary("rem", a, b, shape)
 
     def _integer_operands(self, a, b, what):
-        a, b, shape = self._operands(a, b, arithmetic=False, what=what)
-        if not a.dtype.is_int() or not b.dtype.is_int():
-            raise TypeError(f"{what} needs integer operands, got {a.dtype} and {b.dtype}")
-        ty = dtypes.integer_promote(a.dtype, b.dtype)
-        return self.cast(a, ty), self.cast(b, ty), shape
+        """Triton 3.6's bitwise operands: weak literals as in arithmetic
+        (`x_i8 & 15` stays int8), then both must be integers."""
+        a_ty = a.dtype if isinstance(a, tensor) else dtypes.literal_type(a)
+        b_ty = b.dtype if isinstance(b, tensor) else dtypes.literal_type(b)
+        if not a_ty.is_int() or not b_ty.is_int():
+            raise TypeError(f"{what} needs integer operands, got {a_ty} and {b_ty}")
+        return self._operands(a, b, what=what)
 
     def bitwise(self, op, a, b):
         symbol = {"and": "&", "or": "|", "xor": "^"}[op]
@@ -312,6 +314,9 @@ class Builder:
         return self._binary(op, a, b, shape)
 
     def compare(self, predicate, a, b):
+        # Triton's comparison operators make a Python number a tensor first,
+        # so it is not weak: `x_f16 < 0.1` compares in f32.
+        a, b = self.to_tensor(a), self.to_tensor(b)
         a, b, shape = self._operands(a, b, what="comparison")
         if a.dtype.is_int1():
             # Block IR compares ints and floats; booleans compare as 0 and 1.
