@@ -81,13 +81,27 @@ class _Frame:
 
 class Param:
     """A kernel parameter of one specialisation: a runtime value of `type`,
-    or a constexpr with `value`."""
+    a constexpr with `value`, or a tuple of `items` (Params named NAME.0,
+    NAME.1, ...: a tuple argument is one Block IR parameter per leaf)."""
 
-    def __init__(self, name, type=None, constexpr=False, value=None):
+    def __init__(self, name, type=None, constexpr=False, value=None, items=None):
         self.name = name
         self.type = type
         self.constexpr = constexpr
         self.value = value
+        self.items = items
+
+    def leaves(self):
+        """The runtime parameters this one stands for, in order."""
+        if self.items is not None:
+            return [leaf for item in self.items for leaf in item.leaves()]
+        return [] if self.constexpr else [self]
+
+    def key(self):
+        if self.items is not None:
+            return ("tuple", tuple(item.key() for item in self.items))
+        return ("c", self.value.__class__.__name__, repr(self.value)) if self.constexpr \
+            else str(self.type)
 
 
 class Translation:
@@ -174,13 +188,18 @@ class Translator(ControlFlow, ast.NodeVisitor):
         name = name or fn.__name__
         env = {}
         signature = []
-        for p in params:
+
+        def bind(p):
+            if p.items is not None:
+                return tuple(bind(item) for item in p.items)
             if p.constexpr:
-                env[p.name] = p.value
-            else:
-                value = tensor(f"%{p.name}", p.type)
-                env[p.name] = value
-                signature.append(f"%{p.name}: {value.bir_type}")
+                return p.value
+            value = tensor(f"%{p.name}", p.type)
+            signature.append(f"%{p.name}: {value.bir_type}")
+            return value
+
+        for p in params:
+            env[p.name] = bind(p)
         frame = _Frame(parsed, env, None)
         self.frames.append(frame)
         self.builder.loc = parsed.place(parsed.node)
@@ -487,7 +506,11 @@ class Translator(ControlFlow, ast.NodeVisitor):
         result = None
         for op, right_node in zip(node.ops, node.comparators):
             right = _unwrap(self.visit(right_node))
-            if _is_tensorish(left) or _is_tensorish(right):
+            if type(op) in (ast.Is, ast.IsNot):
+                # Identity is Python's even for tensors: `ptr is not None`
+                # tests an optional argument while translating.
+                value = _PYTHON_COMPARE[type(op)](left, right)
+            elif _is_tensorish(left) or _is_tensorish(right):
                 if type(op) not in _COMPARE:
                     raise self.unsupported(node, f"the comparison {type(op).__name__} on "
                                            "tensors")

@@ -246,6 +246,9 @@ class JITFunction:
             params.append(param)
             if param.constexpr:
                 key.append((name, "c", _constexpr_key(param.value)))
+            elif param.items is not None:
+                key.append((name, param.key()))
+                runtime_values += _tuple_leaves(param, value)
             else:
                 key.append((name, str(param.type)))
                 runtime_values.append(value)
@@ -267,6 +270,9 @@ class JITFunction:
             return Param(name, constexpr=True, value=_plain(value))
         if value is None:
             return Param(name, constexpr=True, value=None)
+        if isinstance(value, tuple):
+            # Triton's tuple arguments: each element is typed as an argument.
+            return Param(name, items=[self._param(f"{name}.{i}", v) for i, v in enumerate(value)])
         if isinstance(value, bool) or type(value).__name__ == "bool_":
             return Param(name, dtypes.int1)
         if _is_integer(value):
@@ -311,7 +317,7 @@ class JITFunction:
                                      file_name=bir_name, check_bounds=check_bounds)
         except _core().CompileError as e:
             raise _python_error(e, translation) from None
-        runtime = [p for p in params if not p.constexpr]
+        runtime = [leaf for p in params for leaf in p.leaves()]
         return CompiledKernel(self.__name__, translation, kernel, runtime)
 
     def _bounds_error(self, compiled, report):
@@ -347,6 +353,17 @@ def _launch(compiled, grid, values, extents, threads):
         with torch.profiler.record_function(compiled.name):
             return compiled.kernel.launch(grid, values, extents, threads)
     return compiled.kernel.launch(grid, values, extents, threads)
+
+
+def _tuple_leaves(param, value):
+    """The runtime values of a tuple argument, in its Params' order."""
+    out = []
+    for item, v in zip(param.items, value):
+        if item.items is not None:
+            out += _tuple_leaves(item, v)
+        elif not item.constexpr:
+            out.append(v)
+    return out
 
 
 def _split_options(kwargs, parameters):
