@@ -532,7 +532,7 @@ class Translator(ControlFlow, ast.NodeVisitor):
             return self.visit(node.body if condition else node.orelse)
         frame = self.frame
         saved = frame.returned, frame.return_value
-        key = "<ifexp>"
+        key = f"<ifexp {id(node)}>"  # not a Python name; one per expression
 
         def side(expression):
             def run():
