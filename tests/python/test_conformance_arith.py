@@ -71,11 +71,9 @@ def wide(dtype):
 
 
 @triton.jit
-def binary_kernel(x_ptr, y_ptr, z_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    y = tl.load(y_ptr + offs, mask=mask, other=1)
+def apply_binary(x, y, OP: tl.constexpr):
+    """The operator OP names: a helper taking a constexpr string, as operator
+    libraries write them."""
     if OP == "+":
         z = x + y
     elif OP == "-":
@@ -98,7 +96,16 @@ def binary_kernel(x_ptr, y_ptr, z_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr)
         z = x << y
     elif OP == ">>":
         z = x >> y
-    tl.store(z_ptr + offs, z, mask=mask)
+    return z
+
+
+@triton.jit
+def binary_kernel(x_ptr, y_ptr, z_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask, other=1)
+    tl.store(z_ptr + offs, apply_binary(x, y, OP), mask=mask)
 
 
 def operands(op, xd, yd, seed):
@@ -192,18 +199,7 @@ PROMOTION_TABLE = [
 def result_dtype_kernel(x_ptr, y_ptr, z_ptr, OP: tl.constexpr, EXPECTED: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, 16))
     y = tl.load(y_ptr + tl.arange(0, 16))
-    if OP == "+":
-        z = x + y
-    elif OP == "-":
-        z = x - y
-    elif OP == "*":
-        z = x * y
-    elif OP == "/":
-        z = x / y
-    elif OP == "//":
-        z = x // y
-    elif OP == "%":
-        z = x % y
+    z = apply_binary(x, y, OP)
     tl.static_assert(z.dtype == EXPECTED)
     tl.store(z_ptr + tl.arange(0, 16), z)
 
