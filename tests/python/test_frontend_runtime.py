@@ -59,10 +59,13 @@ def test_a_script_runs_unmodified_with_pythonpath(tmp_path):
         assert np.array_equal(out, 2 * x)
         print(triton.runtime.driver.active.get_current_target().backend)
     """))
+    trace = tmp_path / "trace.json"
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                            env=os.environ.copy(), timeout=120)
+                            env=dict(os.environ, BLOCKC_TRACE=str(trace)), timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "cpu"
+    # BLOCKC_TRACE traces a Python process's launches as any other's.
+    assert "add_kernel" in trace.read_text()
 
 
 def test_one_compile_per_specialisation():
