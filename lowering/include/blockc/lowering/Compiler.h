@@ -36,7 +36,7 @@ struct CompileOptions {
   /// are still parsed and verified.
   std::vector<std::string> kernels;
   /// Every active load and store lane checks its address against the extent
-  /// of the argument it was derived from (docs/bounds-checking.md describes
+  /// of the argument it was derived from (blockc_bounds_report in blockc/runtime.h describes
   /// the calling convention this adds).
   bool checkBounds = false;
   /// Runs CanonicalizePointers (off: `--no-canonicalize-pointers`, to compare).

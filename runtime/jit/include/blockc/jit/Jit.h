@@ -31,7 +31,7 @@ struct JitKernel {
   /// units of the core the launcher must run it on.
   uint64_t coreRequirements = 0;
   /// Compiled with CompileOptions::checkBounds: `args` needs the extents and
-  /// the report that blockc/jit/BoundsCheck.h describes.
+  /// the report that blockc_bounds_report (blockc/runtime.h) describes.
   bool checksBounds = false;
 
   /// What blockc_launch_kernel needs; valid while this JitKernel lives.
