@@ -100,8 +100,17 @@ class Param:
     def key(self):
         if self.items is not None:
             return ("tuple", tuple(item.key() for item in self.items))
-        return ("c", self.value.__class__.__name__, repr(self.value)) if self.constexpr \
-            else str(self.type)
+        return ("c", constexpr_key(self.value)) if self.constexpr else str(self.type)
+
+
+def constexpr_key(value):
+    """A constexpr in a cache key: typed, so that 1, 1.0 and True differ, and
+    by repr when the value cannot be hashed."""
+    try:
+        hash(value)
+        return (type(value).__name__, value)
+    except TypeError:
+        return (type(value).__name__, repr(value))
 
 
 class Translation:

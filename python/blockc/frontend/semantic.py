@@ -540,6 +540,7 @@ class Builder:
         if not pointer.dtype.is_ptr():
             raise TypeError(f"tl.load needs a pointer, got {pointer.dtype}")
         element = pointer.dtype.element_ty
+        memory = _memory_type(element)
         if other is not None and mask is None:
             raise ValueError("tl.load: `other` needs a `mask`")
         text = f"load {pointer.handle}"
@@ -547,10 +548,9 @@ class Builder:
             mask = self._mask_for(pointer, mask, "tl.load")
             text += f", mask={mask.handle}"
             if other is not None:
-                other = self._fit(pointer, self.cast(self.to_tensor(other, None if isinstance(
-                    other, tensor) else _memory_type(element)), _memory_type(element)), "other")
+                other = self._fit(pointer, self.to_tensor(other, memory), "other")
                 text += f", other={other.handle}"
-        value = self.op(text, _memory_type(element), pointer.shape, "x")
+        value = self.op(text, memory, pointer.shape, "x")
         return self.to_i1(value) if element.is_int1() else value
 
     def store(self, pointer, value, mask=None, boundary_check=()):

@@ -18,7 +18,7 @@ import os
 import sys
 
 from ...frontend import dtypes
-from ...frontend.codegen import Translator, Param
+from ...frontend.codegen import Translator, Param, constexpr_key
 from ...frontend.errors import CompilationError
 from .. import language
 
@@ -245,7 +245,7 @@ class JITFunction:
             param = self._param(name, value)
             params.append(param)
             if param.constexpr:
-                key.append((name, "c", _constexpr_key(param.value)))
+                key.append((name, "c", constexpr_key(param.value)))
             elif param.items is not None:
                 key.append((name, param.key()))
                 runtime_values += _tuple_leaves(param, value)
@@ -406,14 +406,6 @@ def _plain(value):
     if type(value).__module__ == "numpy" and hasattr(value, "item"):
         return value.item()
     return value
-
-
-def _constexpr_key(value):
-    try:
-        hash(value)
-        return (type(value).__name__, value)
-    except TypeError:
-        return (type(value).__name__, repr(value))
 
 
 def _is_constexpr_annotation(annotation):
