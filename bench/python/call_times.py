@@ -6,8 +6,10 @@ launch). Run with PYTHONPATH=build/python:
     /usr/bin/python3 bench/python/call_times.py
 
 It prints milliseconds per phase for the vector add and the tutorial
-matmul kernel (fp16, 128x128x64 blocks). Each "cold" figure uses a fresh
-cache folder; "disk cache" a second process on the same folder.
+matmul kernel (fp16, 128x128x64 blocks), and for later calls also the part
+that is the launch itself (blockc._core's Kernel.launch, no Python typing).
+Each "cold" figure uses a fresh cache folder; "disk cache" a second process
+on the same folder.
 """
 
 import os
@@ -59,24 +61,34 @@ def launches():
     out = np.empty_like(x)
     a = np.ones((256, 256), np.float16)
     c = np.empty_like(a)
+    # Each launch, and the arguments its compiled kernel takes directly: the
+    # grid, then the runtime parameters (strides of 1 are constexprs).
     return {
-        "vector add": lambda: add_kernel[(4,)](x, x, out, 4096, BLOCK_SIZE=1024),
-        "matmul": lambda: matmul_kernel[(2, 2)](a, a, c, 256, 256, 256, 256, 1, 256, 1, 256, 1,
-                                               BLOCK_M=128, BLOCK_N=128, BLOCK_K=64),
+        "vector add": (lambda: add_kernel[(4,)](x, x, out, 4096, BLOCK_SIZE=1024),
+                       ((4, 1, 1), [x.ctypes.data, x.ctypes.data, out.ctypes.data, 4096])),
+        "matmul": (lambda: matmul_kernel[(2, 2)](a, a, c, 256, 256, 256, 256, 1, 256, 1, 256, 1,
+                                                BLOCK_M=128, BLOCK_N=128, BLOCK_K=64),
+                   ((2, 2, 1), [a.ctypes.data, a.ctypes.data, c.ctypes.data, 256, 256, 256,
+                                256, 256, 256])),
     }
 
 
+def per_call_us(fn, repeats=2000):
+    t0 = time.perf_counter()
+    for _ in range(repeats):
+        fn()
+    return (time.perf_counter() - t0) * 1e6 / repeats
+
+
 def measure():
-    for name, launch in launches().items():
+    for name, (launch, (grid, values)) in launches().items():
         t0 = time.perf_counter()
-        launch()
+        compiled = launch()
         first = (time.perf_counter() - t0) * 1e3
-        repeats = 200
-        t0 = time.perf_counter()
-        for _ in range(repeats):
-            launch()
-        later = (time.perf_counter() - t0) * 1e3 / repeats
-        print(f"{name}: first call {first:.1f} ms, later calls {later * 1e3:.0f} us")
+        later = per_call_us(launch)
+        raw = per_call_us(lambda: compiled.kernel.launch(grid, values, None, 0))
+        print(f"{name}: first call {first:.1f} ms, later calls {later:.0f} us "
+              f"(the launch itself {raw:.0f} us)")
 
 
 if __name__ == "__main__":
