@@ -283,8 +283,17 @@ class JITFunction:
                 return Param(name, dtypes.int32)
             if -2**63 <= value < 2**63:
                 return Param(name, dtypes.int64)
-            raise self._argument_error(name, f"{value} needs an unsigned 64-bit type, which "
-                                       "Block IR does not have yet")
+            if value < 0:
+                raise self._argument_error(name, f"{value} is below the range of a signed 64-bit "
+                                           "integer (its least value is -2**63); no integer "
+                                           "type holds it")
+            if value >= 2**64:
+                raise self._argument_error(name, f"{value} exceeds the range of an unsigned 64-bit "
+                                           "integer (its greatest value is 2**64 - 1); no "
+                                           "integer type holds it")
+            raise self._argument_error(name, f"{value} fits only an unsigned 64-bit type (it is "
+                                       "above 2**63 - 1), which Triton would give it and Block IR "
+                                       "does not have yet")
         if isinstance(value, numbers.Real):
             return Param(name, dtypes.float32)
         if _is_tensor(value):
@@ -306,7 +315,7 @@ class JITFunction:
 
     def _argument_error(self, name, what):
         return KernelArgumentError(f"{self.__name__} (defined at {self.place}{_launch_place()}): "
-                                   f"argument '{name}' {what}")
+                                   f"argument '{_shown(name)}' {what}")
 
     def _compile(self, params, check_bounds):
         translation = Translator(language).translate_kernel(self.fn, params)
@@ -325,7 +334,7 @@ class JITFunction:
         place = compiled.python_place(report["line"])
         where = f"{place[0]}:{place[1]}: " if place else ""
         argument = report["argument"]
-        names = [p.name for p in compiled.runtime_params]
+        names = [_shown(p.name) for p in compiled.runtime_params]
         target = f"'{names[argument]}'" if 0 <= argument < len(names) else "no argument's buffer"
         line = linecache.getline(place[0], place[1]).rstrip() if place else ""
         return BoundsError(
@@ -335,6 +344,13 @@ class JITFunction:
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _shown(name):
+    """A parameter's name as the user wrote it: the leaves of a tuple
+    argument, named NAME.0, NAME.1.2 in Block IR, as NAME[0], NAME[1][2]."""
+    base, *indices = name.split(".")
+    return base + "".join(f"[{i}]" for i in indices)
 
 
 def _launch_place():
