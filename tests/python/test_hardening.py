@@ -36,6 +36,68 @@ def _launch_line():
     return sys._getframe(1).f_lineno + 1
 
 
+# --- grids ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("grid, shown", [
+    ((1000 / 256,), "3.90625"),
+    (("4",), "'4'"),
+    ((True,), "True"),
+    ((np.True_,), "True"),
+    ((2, 1.0), "1.0"),
+    ((np.float64(2.0),), "2.0"),
+    ((np.array([2]),), "array"),
+    ("4", "'4'"),
+    (4.0, "4.0"),
+])
+def test_a_grid_entry_must_be_an_integer(grid, shown):
+    out = np.zeros(8, np.int32)
+    with pytest.raises(TypeError) as error:
+        line = _launch_line()
+        count_programs_kernel[grid](out)
+    message = str(error.value)
+    assert f"count_programs_kernel (defined at {HERE}:" in message
+    assert f"launched at {HERE}:{line}" in message
+    assert "grid" in message and shown in message and "integer" in message
+    assert not out.any()
+
+
+def test_a_grid_function_must_return_integers():
+    out = np.zeros(8, np.int32)
+    with pytest.raises(TypeError) as error:
+        line = _launch_line()
+        count_programs_kernel[lambda meta: (8 / 3,)](out)
+    assert f"launched at {HERE}:{line}" in str(error.value)
+    assert "2.66" in str(error.value)
+    assert not out.any()
+
+
+def test_a_negative_grid_entry_is_an_error():
+    out = np.zeros(8, np.int32)
+    with pytest.raises(TypeError) as error:
+        line = _launch_line()
+        count_programs_kernel[(2, -1)](out)
+    message = str(error.value)
+    assert f"launched at {HERE}:{line}" in message
+    assert "grid[1]" in message and "-1" in message
+
+
+def test_integer_grid_entries_of_every_kind():
+    torch = pytest.importorskip("torch")
+    for grid in [(3,), 3, (np.int32(3),), (np.array(3),), (torch.tensor(3),), torch.tensor(3),
+                 np.int64(3), [3, 1], (3, np.uint8(1), torch.tensor(1, dtype=torch.int8))]:
+        out = np.zeros(8, np.int32)
+        count_programs_kernel[grid](out)
+        assert out.tolist() == [1, 1, 1, 0, 0, 0, 0, 0], grid
+    out = np.zeros(8, np.int32)
+    count_programs_kernel[(0,)](out)     # an empty grid runs nothing, as in Triton
+    assert not out.any()
+    with pytest.raises(TypeError, match="grid"):
+        count_programs_kernel[(torch.tensor(True),)](out)
+    with pytest.raises(TypeError, match="grid"):
+        count_programs_kernel[(torch.tensor(3.0),)](out)
+
+
 # --- int arguments out of range ---------------------------------------------------
 
 

@@ -394,21 +394,60 @@ def _split_options(kwargs, parameters):
     return options, kwargs
 
 
+_MAX_PROGRAMS = 2**31 - 1  # program ids are int32
+
+
 def _grid(grid, arguments, fn):
     if callable(grid):
         grid = grid(dict(arguments))
-    if isinstance(grid, int) or _is_integer(grid):
+    if type(grid) is tuple and 1 <= len(grid) <= 3 and \
+            all(type(g) is int and 0 <= g <= _MAX_PROGRAMS for g in grid):
+        return grid + (1,) * (3 - len(grid))
+    count = _grid_count(grid)
+    if count is not None:
         grid = (grid,)
-    try:
-        grid = tuple(int(g) for g in grid)
-    except TypeError:
-        raise KernelArgumentError(f"{fn.__name__}: the grid must be a tuple of 1 to 3 ints or "
-                                  f"a function of the meta-parameters returning one, got "
-                                  f"{grid!r}") from None
+    elif isinstance(grid, (str, bytes)) or not hasattr(grid, "__iter__"):
+        raise _grid_error(fn, f"the grid must be a tuple of 1 to 3 integers, or a function of "
+                          f"the meta-parameters returning one; got {type(grid).__name__} "
+                          f"{grid!r}")
+    grid = tuple(grid)
     if not 1 <= len(grid) <= 3:
-        raise KernelArgumentError(f"{fn.__name__}: the grid has {len(grid)} dimensions; it "
-                                  "takes 1 to 3")
-    return grid + (1,) * (3 - len(grid))
+        raise _grid_error(fn, f"the grid has {len(grid)} dimensions; it takes 1 to 3")
+    counts = []
+    for axis, entry in enumerate(grid):
+        count = _grid_count(entry)
+        if count is None:
+            raise _grid_error(fn, f"grid[{axis}] is {type(entry).__name__} {entry!r}; a program "
+                              "count must be an integer (an int, a numpy integer, or a 0-d "
+                              "integer array or tensor)")
+        if not 0 <= count <= _MAX_PROGRAMS:
+            raise _grid_error(fn, f"grid[{axis}] is {count}; a program count is 0 to "
+                              f"{_MAX_PROGRAMS} (2**31 - 1: program ids are int32)")
+        counts.append(count)
+    return tuple(counts) + (1,) * (3 - len(counts))
+
+
+def _grid_count(entry):
+    """An integer grid entry as an int; None for anything else. Floats are
+    not counts (1000 / 256 would silently launch 3 programs), nor strings,
+    nor bools."""
+    if isinstance(entry, bool):
+        return None
+    if isinstance(entry, numbers.Integral):
+        return int(entry)
+    # numpy 0-d arrays and torch 0-d tensors of an integer dtype; numpy's
+    # bool scalars (not Integral) end here too, and are refused by dtype.
+    dtype = getattr(entry, "dtype", None)
+    if dtype is None or getattr(entry, "ndim", None) != 0:
+        return None
+    name = str(dtype).replace("torch.", "")
+    if not name.startswith(("int", "uint")):
+        return None
+    return int(entry.item())
+
+
+def _grid_error(fn, what):
+    return KernelArgumentError(f"{fn.__name__} (defined at {fn.place}{_launch_place()}): {what}")
 
 
 def _is_integer(value):
