@@ -36,6 +36,144 @@ def _launch_line():
     return sys._getframe(1).f_lineno + 1
 
 
+# --- read-only arrays -------------------------------------------------------------
+
+
+def _read_only(values):
+    return np.frombuffer(np.asarray(values, np.float32).tobytes(), dtype=np.float32)
+
+
+def test_storing_into_a_read_only_array_is_an_error():
+    frozen = bytes(64)
+    y = np.frombuffer(frozen, dtype=np.float32)
+    x = np.arange(16, dtype=np.float32)
+    with pytest.raises(TypeError) as error:
+        line = _launch_line()
+        copy_kernel[(1,)](x, y, 16, BLOCK=16)
+    message = str(error.value)
+    assert f"copy_kernel (defined at {HERE}:" in message
+    assert f"launched at {HERE}:{line}" in message
+    assert "argument 'y_ptr' is a read-only array" in message
+    assert "stores through it" in message
+    # Nothing was written into the immutable bytes object.
+    assert frozen == bytes(64)
+
+
+def test_read_only_arrays_may_be_loaded_from():
+    x = _read_only(np.arange(100))
+    y = np.zeros(100, np.float32)
+    copy_kernel[(2,)](x, y, 100, BLOCK=64)
+    np.testing.assert_array_equal(y, np.arange(100, dtype=np.float32))
+
+
+def test_a_read_only_memory_map_is_refused_before_the_kernel_runs(tmp_path):
+    # Storing into a PROT_READ mapping kills the process; run it in a child so
+    # that a regression fails this test instead of the whole run.
+    path = tmp_path / "weights.npy"
+    np.save(path, np.arange(64, dtype=np.float32))
+    script = tmp_path / "mmap_store.py"
+    script.write_text(textwrap.dedent(f"""
+        import numpy as np
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def double(x_ptr, y_ptr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+        mapped = np.load({str(path)!r}, mmap_mode="r")
+        out = np.zeros(64, np.float32)
+        double[(1,)](mapped, out, BLOCK=64)          # loads from the map: fine
+        assert np.array_equal(out, 2 * np.arange(64, dtype=np.float32))
+        try:
+            double[(1,)](out, mapped, BLOCK=64)      # stores into it
+        except TypeError as e:
+            print(e)
+        else:
+            print("no error")
+    """))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "argument 'y_ptr' is a read-only array" in result.stdout, result.stdout
+    line = next(i for i, text in enumerate(script.read_text().splitlines(), 1)
+                if "# stores into it" in text)
+    assert f"launched at {script}:{line}" in result.stdout, result.stdout
+
+
+@triton.jit
+def _store_through(p, offs, v):
+    tl.store(p + offs, v)
+
+
+@triton.jit
+def stores_everywhere_kernel(a_ptr, b_ptr, c_ptr, d_ptr, pair, idx_ptr, src_ptr, n,
+                             BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(src_ptr + offs)
+    # A store through a helper.
+    _store_through(a_ptr, offs, v)
+    # Through a pointer a loop carries and an `if` chooses.
+    p = b_ptr
+    for i in range(n):
+        if i > 100:
+            q = p + 1
+        else:
+            q = p
+        tl.store(q + offs, v)
+        p = p + 0
+    # Through a block pointer.
+    block = tl.make_block_ptr(c_ptr, (BLOCK,), (1,), (0,), (BLOCK,), (0,))
+    tl.store(block, v)
+    # Through tl.where of two pointers, a bitcast and an indirect offset, whose
+    # index array is only loaded from.
+    target = tl.where(offs >= 0, d_ptr, c_ptr).to(tl.pointer_type(tl.int32), bitcast=True)
+    tl.store(target + tl.load(idx_ptr + offs), v.to(tl.int32, bitcast=True))
+    # Through one element of a tuple argument.
+    tl.store(pair[1] + offs, v)
+    tl.store(pair[0] + offs, tl.load(pair[0] + offs))
+
+
+def test_every_way_to_reach_a_stored_pointer_is_checked():
+    block = 8
+    src = np.arange(block, dtype=np.float32) + 1
+    idx = np.arange(block, dtype=np.int32)[::-1].copy()
+    idx.flags.writeable = False
+
+    def outputs():
+        return [np.zeros(block, np.float32) for _ in range(6)]
+
+    a, b, c, d, p0, p1 = outputs()
+    stores_everywhere_kernel[(1,)](a, b, c, d, (p0, p1), idx, _read_only(src), 3, BLOCK=block)
+    for out in (a, b, c, p1):
+        np.testing.assert_array_equal(out, src)
+    np.testing.assert_array_equal(d, src[::-1])
+    names = ["a_ptr", "b_ptr", "c_ptr", "d_ptr", "pair[0]", "pair[1]"]
+    for i, name in enumerate(names):
+        arrays = outputs()
+        arrays[i].flags.writeable = False
+        args = arrays[:4] + [(arrays[4], arrays[5])]
+        with pytest.raises(TypeError, match=re.escape(f"argument '{name}' is a read-only array")):
+            stores_everywhere_kernel[(1,)](*args, idx, src, 3, BLOCK=block)
+    # The kernel names the stored-through parameters in its Block IR's
+    # translation too.
+    compiled = stores_everywhere_kernel.warmup(a, b, c, d, (p0, p1), idx, src, 3, BLOCK=block)
+    stored = {p.name for p in compiled.runtime_params if p.name in compiled.translation.stored_params}
+    assert stored == {"a_ptr", "b_ptr", "c_ptr", "d_ptr", "pair.0", "pair.1"}
+
+
+def test_torch_tensors_are_not_refused():
+    # torch has no read-only tensors to check; an inference tensor is writeable
+    # memory like any other.
+    torch = pytest.importorskip("torch")
+    with torch.inference_mode():
+        y = torch.zeros(16)
+    x = torch.arange(16, dtype=torch.float32)
+    copy_kernel[(1,)](x, y, 16, BLOCK=16)
+    assert torch.equal(y, x)
+
+
 # --- grids ------------------------------------------------------------------------
 
 

@@ -115,12 +115,14 @@ def constexpr_key(value):
 
 class Translation:
     """The result: Block IR text, the kernel's name, and for every line of
-    the text the Python place it came from (for errors the compiler finds)."""
+    the text the Python place it came from (for errors the compiler finds);
+    and the names of the pointer parameters the kernel may store through."""
 
-    def __init__(self, text, kernel_name, places):
+    def __init__(self, text, kernel_name, places, stored_params=frozenset()):
         self.text = text
         self.kernel_name = kernel_name
         self.places = places
+        self.stored_params = stored_params
 
 
 _BINARY = {
@@ -197,6 +199,7 @@ class Translator(ControlFlow, ast.NodeVisitor):
         name = name or fn.__name__
         env = {}
         signature = []
+        pointer_params = {}
 
         def bind(p):
             if p.items is not None:
@@ -205,6 +208,8 @@ class Translator(ControlFlow, ast.NodeVisitor):
                 return p.value
             value = tensor(f"%{p.name}", p.type)
             signature.append(f"%{p.name}: {value.bir_type}")
+            if p.type.is_ptr():
+                pointer_params[value.handle] = p.name
             return value
 
         for p in params:
@@ -221,7 +226,10 @@ class Translator(ControlFlow, ast.NodeVisitor):
         self.emitter.line("}", None)
         self.frames.pop()
         text, places = self.emitter.text()
-        return Translation(text, name, places)
+        stored = frozenset(pointer_params[h] for h in
+                           self.builder.reaching(self.builder.stored_through)
+                           if h in pointer_params)
+        return Translation(text, name, places, stored)
 
     # --- errors -------------------------------------------------------------
 

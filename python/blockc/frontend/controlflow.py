@@ -99,9 +99,11 @@ class ControlFlow:
             self.emitter.push()
             self.emitter.extend(lines)
             handles = []
-            for (value, _), (ty, shape) in zip(leaves, result_types):
+            for (value, _), (ty, shape), name in zip(leaves, result_types, names):
                 handles.append(self.builder.broadcast_to(self.builder.to_tensor(value, ty),
                                                          shape).handle)
+                if ty.is_ptr():
+                    self.builder.derive(name, [handles[-1]])
             if handles:
                 self.emitter.line(f"yield {', '.join(handles)}", self.builder.loc)
             return self.emitter.pop()
@@ -242,6 +244,13 @@ class ControlFlow:
                      for arg, initial in args]
             results = [tensor(self.emitter.fresh(arg.handle[1:].split(".")[0] + "_out"),
                               arg.dtype, arg.shape) for arg, _ in args]
+            # A carried pointer holds its initial value or what an iteration
+            # yields, and so does the loop's result (after no iteration, the
+            # initial value).
+            for (arg, _), result, init, yielded in zip(args, results, inits, handles):
+                if arg.dtype.is_ptr():
+                    b.derive(arg.handle, [init, yielded])
+                    b.derive(result.handle, [init, yielded])
             lo, hi, st = header
             head = f"{', '.join(r.handle for r in results)} = " if results else ""
             carried_text = f" iter({', '.join(f'{a.handle} = {i}' for (a, _), i in zip(args, inits))})" \

@@ -9,6 +9,7 @@ turns it into an error at the Python line being translated.
 """
 
 import math
+import re
 
 from . import dtypes
 from .dtypes import float16, float32, float64, bfloat16, int1, int8, int32, int64
@@ -55,19 +56,57 @@ def _int_literal(value, bits):
     return str(value)
 
 
+_HANDLE = re.compile(r"%[\w.]+")
+
+
 class Builder:
-    """Writes ops through `emitter` at `loc`, the Python place being translated."""
+    """Writes ops through `emitter` at `loc`, the Python place being translated.
+
+    It also keeps where every pointer value came from, so that a launch can
+    tell which pointer arguments the kernel may store through (and refuse a
+    read-only array there) without the compiler's help."""
 
     def __init__(self, emitter):
         self.emitter = emitter
         self.loc = None
+        # A pointer value's handle -> the handles it was computed from. Only
+        # pointers are keys: a loaded index that offsets a pointer does not
+        # make the array it came from a store target.
+        self.pointer_sources = {}
+        self.stored_through = []
 
     # --- emission ---------------------------------------------------------
 
     def op(self, text, ty, shape=(), hint="v"):
         result = tensor(self.emitter.fresh(hint), ty, shape)
         self.emitter.line(f"{result.handle} = {text} : {result.bir_type}", self.loc)
+        if ty.is_ptr():
+            # Block IR makes pointers only from pointers (addptr, select,
+            # broadcast, bitcast, ...), so the handles an op names are
+            # enough; the offsets among them lead nowhere.
+            self.derive(result.handle, _HANDLE.findall(text))
         return result
+
+    def derive(self, handle, sources):
+        """Records that pointer `handle` may hold any of `sources`' values (a
+        loop's carried pointer, an `if`'s result)."""
+        self.pointer_sources.setdefault(handle, []).extend(sources)
+
+    def reaching(self, handles):
+        """What `handles` derive from that has no sources of its own: the
+        parameters, and the offsets met on the way, which callers filter out."""
+        roots, seen, pending = set(), set(), list(handles)
+        while pending:
+            handle = pending.pop()
+            if handle in seen:
+                continue
+            seen.add(handle)
+            sources = self.pointer_sources.get(handle)
+            if sources is None:
+                roots.add(handle)
+            else:
+                pending.extend(sources)
+        return roots
 
     def statement(self, text):
         self.emitter.line(text, self.loc)
@@ -575,6 +614,7 @@ class Builder:
         if mask is not None:
             text += f", mask={self._mask_for(pointer, mask, 'tl.store').handle}"
         self.statement(text)
+        self.stored_through.append(pointer.handle)
 
     def _mask_for(self, pointer, mask, what):
         mask = self.to_i1(mask)

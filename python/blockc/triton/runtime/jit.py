@@ -80,6 +80,22 @@ def _pointer_to(ty):
     return _POINTERS[ty]
 
 
+def _is_read_only(value):
+    """A numpy array (or another object with __array_interface__) whose
+    memory must not be written: np.frombuffer of bytes, a read-only memory
+    map, an array marked so. torch tensors have no such flag (torch.from_numpy
+    of a read-only array warns and gives a tensor that claims to be
+    writeable), so none counts as read-only."""
+    writeable = getattr(getattr(value, "flags", None), "writeable", None)
+    if writeable is not None:
+        return not writeable
+    if hasattr(value, "data_ptr"):
+        return False
+    data = getattr(value, "__array_interface__", {}).get("data")
+    # (address, read-only flag); an interface may give a buffer object instead.
+    return isinstance(data, tuple) and bool(data[1])
+
+
 def _device_of(value):
     device = getattr(value, "device", None)
     return getattr(device, "type", "cpu") if device is not None else "cpu"
@@ -115,6 +131,9 @@ class CompiledKernel:
         self.translation = translation
         self.kernel = kernel
         self.runtime_params = runtime_params
+        # The arguments a launch must find writeable.
+        self.stored_arguments = tuple(i for i, p in enumerate(runtime_params)
+                                      if p.name in translation.stored_params)
         self.asm = {"bir": translation.text}
         self.metadata = {"name": name, "target": "host",
                          "scratch_bytes": kernel.scratch_bytes if kernel else 0}
@@ -188,6 +207,9 @@ class JITFunction:
         if warmup:
             return compiled
         grid = _grid(grid, bound, self)
+        for index in compiled.stored_arguments:
+            if _is_read_only(runtime_values[index]):
+                raise self._read_only_error(compiled.runtime_params[index].name)
         values, extents = [], [] if check_bounds else None
         for param, value in zip(compiled.runtime_params, runtime_values):
             if param.type.is_ptr():
@@ -316,6 +338,11 @@ class JITFunction:
     def _argument_error(self, name, what):
         return KernelArgumentError(f"{self.__name__} (defined at {self.place}{_launch_place()}): "
                                    f"argument '{_shown(name)}' {what}")
+
+    def _read_only_error(self, name):
+        return self._argument_error(name, "is a read-only array (its flags.writeable is False), "
+                                    "and the kernel stores through it: pass a writeable array "
+                                    "(np.array(x) copies one)")
 
     def _compile(self, params, check_bounds):
         translation = Translator(language).translate_kernel(self.fn, params)
