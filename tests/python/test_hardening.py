@@ -236,6 +236,151 @@ def test_integer_grid_entries_of_every_kind():
         count_programs_kernel[(torch.tensor(3.0),)](out)
 
 
+# --- globals that change ----------------------------------------------------------
+
+
+MODULE = '''
+import types
+
+import triton
+import triton.language as tl
+
+SCALE = 2.0
+TABLE = [10.0, 20.0]
+BLOCK = tl.constexpr(8)
+config = types.ModuleType("hardening_config")
+config.OFFSET = 1.0
+
+
+@triton.jit
+def helper(x):
+    return x + 1.0
+
+
+@triton.jit
+def kernel(out_ptr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, helper(tl.zeros([BLOCK], tl.float32)) * SCALE + TABLE[1])
+
+
+@triton.jit
+def config_kernel(out_ptr):
+    tl.store(out_ptr, config.OFFSET)
+'''
+
+REDEFINED_HELPER = '''
+@triton.jit
+def helper(x):
+    return x + 100.0
+'''
+
+
+def _module(tmp_path, name):
+    path = tmp_path / f"{name}.py"
+    path.write_text(MODULE)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(module, size=None):
+    out = np.zeros(size or module.BLOCK.value, np.float32)
+    module.kernel[(1,)](out)
+    return out
+
+
+def test_a_changed_global_is_seen_by_the_next_launch(tmp_path):
+    m = _module(tmp_path, "globals_float")
+    assert _run(m)[0] == 1 * 2.0 + 20.0
+    m.SCALE = 3.0
+    assert _run(m)[0] == 1 * 3.0 + 20.0
+    m.SCALE = 2.0
+    assert _run(m)[0] == 1 * 2.0 + 20.0
+    # Rebinding to an equal value keeps the compiled kernel.
+    compiled = m.kernel.cache.copy()
+    m.SCALE = float("2.0")
+    _run(m)
+    assert m.kernel.cache == compiled
+
+
+def test_a_changed_list_element_is_seen(tmp_path):
+    m = _module(tmp_path, "globals_list")
+    assert _run(m)[0] == 22.0
+    m.TABLE[1] = 30.0
+    assert _run(m)[0] == 32.0
+
+
+def test_a_changed_constexpr_global_is_seen(tmp_path):
+    m = _module(tmp_path, "globals_constexpr")
+    assert _run(m).tolist() == [22.0] * 8
+    m.BLOCK = tl.constexpr(4)
+    assert _run(m, 8).tolist() == [22.0] * 4 + [0.0] * 4
+    m.BLOCK.value = 2     # the wrapper itself changed, as Triton's test_cache_closure does
+    assert _run(m, 8).tolist() == [22.0] * 2 + [0.0] * 6
+
+
+def test_a_redefined_helper_is_seen(tmp_path):
+    m = _module(tmp_path, "globals_helper")
+    assert _run(m)[0] == 22.0
+    path = tmp_path / "redefined_helper.py"
+    path.write_text(REDEFINED_HELPER)
+    exec(compile(path.read_text(), str(path), "exec"), m.__dict__)
+    assert _run(m)[0] == (0.0 + 100.0) * 2.0 + 20.0
+
+
+def test_a_changed_global_of_a_helper_is_seen(tmp_path):
+    helper_module = _module(tmp_path, "globals_of_helper")
+    m = _module(tmp_path, "globals_user")
+    path = tmp_path / "helper_reads_a_global.py"
+    path.write_text(textwrap.dedent('''
+        @triton.jit
+        def helper(x):
+            return x + OFFSET
+    '''))
+    helper_module.OFFSET = 5.0
+    exec(compile(path.read_text(), str(path), "exec"), helper_module.__dict__)
+    m.helper = helper_module.helper
+    assert _run(m)[0] == 5.0 * 2.0 + 20.0
+    helper_module.OFFSET = 6.0
+    assert _run(m)[0] == 6.0 * 2.0 + 20.0
+
+
+def test_a_changed_attribute_of_a_user_module_is_seen(tmp_path):
+    m = _module(tmp_path, "globals_module_attribute")
+    out = np.zeros(1, np.float32)
+    m.config_kernel[(1,)](out)
+    assert out[0] == 1.0
+    m.config.OFFSET = 4.0
+    m.config_kernel[(1,)](out)
+    assert out[0] == 4.0
+
+
+def test_a_launch_checks_few_values():
+    # Each value a kernel read costs every launch an identity test: the
+    # triton.language module's attributes (tl.arange, tl.load...) are not among them.
+    x = np.zeros(16, np.float32)
+    compiled = copy_kernel[(1,)](x, x, 16, BLOCK=16)
+    assert [read.name for read in compiled.translation.watched] == ["tl"]
+
+
+def test_a_changed_closure_value_is_seen():
+    def make(value):
+        @triton.jit
+        def closure_kernel(out_ptr):
+            tl.store(out_ptr, value)
+        return closure_kernel
+
+    value = tl.constexpr(1.5)
+    kernel = make(value)
+    out = np.zeros(1, np.float32)
+    kernel[(1,)](out)
+    assert out[0] == 1.5
+    value.value = 2.5
+    kernel[(1,)](out)
+    assert out[0] == 2.5
+
+
 # --- int arguments out of range ---------------------------------------------------
 
 

@@ -15,7 +15,9 @@ specialisation its arguments ask for.
 import ast
 import builtins
 import inspect
+import sys
 import textwrap
+import types
 
 from .dtypes import UnsupportedType
 from .controlflow import ControlFlow
@@ -23,6 +25,7 @@ from .emitter import Emitter
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .semantic import Builder
 from .values import tensor, block_pointer, is_builtin
+from .watch import Watched
 
 
 class ParsedFunction:
@@ -75,8 +78,9 @@ class _Frame:
         self.returned = False
         self.return_value = None
         self.globals = parsed.fn.__globals__
-        closure = inspect.getclosurevars(parsed.fn).nonlocals if parsed.fn.__closure__ else {}
-        self.closure = closure
+        # The cells, not their values: a launch checks what they hold now.
+        code = parsed.fn.__code__
+        self.closure = dict(zip(code.co_freevars, parsed.fn.__closure__ or ()))
 
 
 class Param:
@@ -116,13 +120,15 @@ def constexpr_key(value):
 class Translation:
     """The result: Block IR text, the kernel's name, and for every line of
     the text the Python place it came from (for errors the compiler finds);
-    and the names of the pointer parameters the kernel may store through."""
+    the names of the pointer parameters the kernel may store through; and
+    the outside values it read (watch.py)."""
 
-    def __init__(self, text, kernel_name, places, stored_params=frozenset()):
+    def __init__(self, text, kernel_name, places, stored_params=frozenset(), watched=None):
         self.text = text
         self.kernel_name = kernel_name
         self.places = places
         self.stored_params = stored_params
+        self.watched = watched if watched is not None else Watched()
 
 
 _BINARY = {
@@ -191,6 +197,7 @@ class Translator(ControlFlow, ast.NodeVisitor):
         self.emitter = Emitter()
         self.builder = Builder(self.emitter)
         self.frames = []
+        self.watched = Watched()
 
     # --- entry --------------------------------------------------------------
 
@@ -229,7 +236,7 @@ class Translator(ControlFlow, ast.NodeVisitor):
         stored = frozenset(pointer_params[h] for h in
                            self.builder.reaching(self.builder.stored_through)
                            if h in pointer_params)
-        return Translation(text, name, places, stored)
+        return Translation(text, name, places, stored, self.watched)
 
     # --- errors -------------------------------------------------------------
 
@@ -413,10 +420,18 @@ class Translator(ControlFlow, ast.NodeVisitor):
         frame = self.frame
         if name in frame.env:
             return frame.env[name]
-        if name in frame.closure:
-            return _unwrap(frame.closure[name])
+        cell = frame.closure.get(name)
+        if cell is not None:
+            try:
+                value = cell.cell_contents
+            except ValueError:  # bound later in the enclosing function
+                raise self.error(node, f"free variable '{name}' is not bound yet") from None
+            self.watched.read(cell, name, value)
+            return _unwrap(value)
         if name in frame.globals:
-            return _unwrap(frame.globals[name])
+            value = frame.globals[name]
+            self.watched.read(frame.globals, name, value)
+            return _unwrap(value)
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise self.error(node, f"name '{name}' is not defined (a name first bound inside a loop "
@@ -427,9 +442,14 @@ class Translator(ControlFlow, ast.NodeVisitor):
         if isinstance(value, tensor) and node.attr == "T":
             return self.builder.permute(value, (1, 0))
         try:
-            return _unwrap(getattr(value, node.attr))
+            found = getattr(value, node.attr)
         except AttributeError:
             raise self.error(node, f"{self._describe(value)} has no attribute '{node.attr}'")
+        if isinstance(value, types.ModuleType) and _is_user_module(value) and \
+                node.attr in value.__dict__:
+            # `config.BLOCK` is a global of module config.
+            self.watched.read(value.__dict__, node.attr, found)
+        return _unwrap(found)
 
     def visit_Subscript(self, node):
         value = _unwrap(self.visit(node.value))
@@ -638,6 +658,14 @@ class Translator(ControlFlow, ast.NodeVisitor):
         if isinstance(value, (tuple, list)):
             return f"a {type(value).__name__} of {len(value)}"
         return f"{type(value).__name__} {value!r}"
+
+
+def _is_user_module(module):
+    """Not the standard library's, numpy's or Triton's, whose attributes a
+    script does not reassign: each watched value costs every launch a test."""
+    top = module.__name__.partition(".")[0]
+    return top not in sys.stdlib_module_names and top not in ("triton", "blockc", "numpy",
+                                                              "torch", "builtins")
 
 
 def _python_binary(op, left, right):

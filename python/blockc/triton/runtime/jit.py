@@ -277,7 +277,9 @@ class JITFunction:
         key.append(("check_bounds", check_bounds))
         key = tuple(key)
         compiled = self.cache.get(key)
-        if compiled is None:
+        # A global the translation read (a constant, a helper) that holds
+        # something else now: the kernel as compiled would run the old value.
+        if compiled is None or not compiled.translation.watched.unchanged():
             compiled = self._compile(params, check_bounds)
             self.cache[key] = compiled
         return compiled, runtime_values
