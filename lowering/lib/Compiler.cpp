@@ -1,34 +1,26 @@
 //===- Compiler.cpp - Compiled bytes to files -----------------------------===//
 #include "blockc/lowering/Compiler.h"
 
+#include "blockc/frontend/Files.h"
 #include "blockc/lowering/Emit.h"
 #include "blockc/targets/Target.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 namespace blockc {
 
 namespace {
 
 bool writeFile(const std::string &path, const std::string &data, std::string &error) {
-  std::ofstream out(path, std::ios::binary);
-  out << data;
-  out.close();
-  if (!out) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  return writeOutputFile(path, data, error);
 }
 
 /// Where the target's libraries live on a Debian machine: the system's
@@ -72,14 +64,19 @@ bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
              "into build/third_party)";
     return false;
   }
-  llvm::SmallString<128> objectPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("blockc", "o", objectPath)) {
-    error = "cannot create a temporary object file: " + ec.message();
+  // lld writes its output itself and would replace a link or a device with a
+  // regular file: it links into a folder of its own, and the library goes to
+  // `outputPath` the way every other output does.
+  llvm::SmallString<128> linkFolder;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("blockc-link", linkFolder)) {
+    error = "cannot create a temporary folder to link in: " + ec.message();
     return false;
   }
-  bool ok = writeFile(objectPath.str().str(), object, error);
+  std::string objectPath = (linkFolder + "/kernels.o").str();
+  std::string libraryPath = (linkFolder + "/kernels.so").str();
+  bool ok = writeFile(objectPath, object, error);
   if (ok) {
-    std::vector<std::string> args = {*linker, "-shared", "-o", outputPath, objectPath.str().str()};
+    std::vector<std::string> args = {*linker, "-shared", "-o", libraryPath, objectPath};
     for (const std::string &folder : folders)
       args.insert(args.end(), {"-L", folder});
     if (!needs.sleefSymbol.empty())
@@ -93,7 +90,16 @@ bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
       ok = false;
     }
   }
+  if (ok) {
+    auto library = llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
+                                               /*RequiresNullTerminator=*/false);
+    ok = library
+             ? writeFile(outputPath, (*library)->getBuffer().str(), error)
+             : (error = "cannot read the linked library: " + library.getError().message(), false);
+  }
   llvm::sys::fs::remove(objectPath);
+  llvm::sys::fs::remove(libraryPath);
+  llvm::sys::fs::remove(linkFolder);
   return ok;
 }
 
@@ -122,7 +128,10 @@ bool compileToFile(const SourceFile &source, const CompileOptions &options, Emit
     std::string guard = "BLOCKC_KERNELS_";
     for (char c : llvm::sys::path::stem(outputPath).str())
       guard += std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_';
-    if (!writeFile(outputPath, emitHeader(*module, guard + "_H"), error)) {
+    std::optional<std::string> header = emitHeader(*module, guard + "_H", diags);
+    if (!header)
+      return false;
+    if (!writeFile(outputPath, *header, error)) {
       diags.error({}, error);
       return false;
     }

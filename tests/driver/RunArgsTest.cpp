@@ -541,7 +541,7 @@ TEST(Npy, RejectsWhatItCannotReadAsIs) {
   std::string error;
   EXPECT_FALSE(reader.open(tempPath("does-not-exist.npy"), error));
   EXPECT_EQ(error,
-            "'" + tempPath("does-not-exist.npy") + "': cannot open: No such file or directory");
+            "cannot open '" + tempPath("does-not-exist.npy") + "': No such file or directory");
 }
 
 // --- binding to kernel parameters ------------------------------------------

@@ -1,9 +1,8 @@
 //===- Arguments.cpp ------------------------------------------------------===//
 #include "Arguments.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include "blockc/frontend/Files.h"
+
 #include <iostream>
 #include <sstream>
 
@@ -136,21 +135,8 @@ std::optional<Arguments> parseCommandLine(const CommandSpec &spec,
 }
 
 bool readSource(const std::string &path, SourceFile &file, std::string &error) {
-  std::ostringstream text;
-  if (path == "-") {
-    file.name = "<stdin>";
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      error = "cannot open '" + path + "': " + std::strerror(errno);
-      return false;
-    }
-    file.name = path;
-    text << in.rdbuf();
-  }
-  file.text = text.str();
-  return true;
+  file.name = path == "-" ? "<stdin>" : path;
+  return readInputFile(path, kMaxSourceFileBytes, file.text, error);
 }
 
 } // namespace blockc::driver

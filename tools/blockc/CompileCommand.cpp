@@ -2,6 +2,7 @@
 #include "Arguments.h"
 #include "Commands.h"
 #include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/IsaLowering.h"
 #include "blockc/targets/Target.h"
 
 #include <algorithm>
@@ -135,9 +136,6 @@ int runCompile(const std::vector<std::string> &argv) {
       stem.resize(stem.size() - 4);
     output = stem + extensions[static_cast<int>(kind)];
   }
-  bool toStdout = output == "-";
-  if (toStdout)
-    output = "/dev/stdout";
   DiagnosticEngine diags;
   if (!compileToFile(file, options, kind, output, diags)) {
     std::cerr << formatDiagnostic(diags.diagnostic(),
@@ -148,8 +146,9 @@ int runCompile(const std::vector<std::string> &argv) {
 }
 
 int runTargets(const std::vector<std::string> &argv) {
-  CommandSpec spec{"targets", "", "List every target with its features and vector width.",
-                   {kHelp},   0,  0};
+  CommandSpec spec{
+      "targets", "", "List every target with its features, vector width and dot strategies.",
+      {kHelp},   0,  0};
   std::string error;
   int exitCode;
   std::optional<Arguments> args = parseCommandLine(spec, argv, exitCode);
@@ -168,7 +167,12 @@ int runTargets(const std::vector<std::string> &argv) {
               << "\n  features";
     for (Feature f : t.features.list())
       std::cout << " " << featureName(f);
-    std::cout << "\n";
+    // The names --dot-strategy takes, in the order lowering tries them.
+    std::cout << "\n  dot strategies";
+    std::unique_ptr<IsaLowering> isa = makeIsaLowering(t);
+    for (const std::unique_ptr<DotStrategy> &strategy : isa->dotStrategies())
+      std::cout << " " << strategy->name() << (strategy->onlyWhenNamed() ? " (when named)" : "");
+    std::cout << " generic\n";
   }
   return 0;
 }

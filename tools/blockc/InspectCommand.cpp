@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Arguments.h"
 #include "Commands.h"
+#include "blockc/frontend/Files.h"
 #include "blockc/frontend/IRUtils.h"
 #include "blockc/inspect/Inspect.h"
 #include "blockc/lowering/Compiler.h"
@@ -14,13 +15,19 @@
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cstdlib>
 #include <iostream>
 
 namespace blockc::driver {
 
 namespace {
+
+// Larger than any object or library of kernels; a bound, so that a device or
+// a runaway file is refused rather than read into memory.
+constexpr uint64_t kMaxObjectFileBytes = uint64_t(4) << 30;
 
 bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() &&
@@ -98,6 +105,15 @@ bool inspectBuffer(llvm::MemoryBufferRef buffer, const std::string &path,
     return false;
   }
   return inspectOne(**object, path, options, reports, error);
+}
+
+bool hasLoop(const std::vector<inspect::Report> &reports, unsigned index) {
+  for (const inspect::Report &report : reports)
+    for (const inspect::FunctionReport &function : report.functions)
+      for (const inspect::LoopReport &loop : function.loops)
+        if (loop.index == index)
+          return true;
+  return false;
 }
 
 } // namespace
@@ -182,10 +198,24 @@ int runInspect(const std::vector<std::string> &argv) {
                        reports, error))
       return fail(error);
   } else {
+    if (!checkInputFile(path, kMaxObjectFileBytes, error, /*pipesAllowed=*/false))
+      return fail(error);
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
         llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!buffer)
-      return fail("cannot read " + path + ": " + buffer.getError().message());
+      return fail("cannot read '" + path + "': " + buffer.getError().message());
+    // LLVM's ELF reader checks most of what it reads and says so through
+    // llvm::Error; a few accessors (relocations, their symbols) report a
+    // malformed file as a fatal error instead, which would abort. Any such
+    // error is the file's fault: it becomes a located error and exit 1.
+    // Nothing has been printed yet, so exiting leaves no partial report.
+    llvm::ScopedFatalErrorHandler malformed(
+        [](void *file, const char *reason, bool) {
+          std::cerr << "blockc inspect: " << *static_cast<const std::string *>(file)
+                    << ": malformed object: " << reason << "\n";
+          std::_Exit(1);
+        },
+        const_cast<std::string *>(&path));
     if (!inspectBuffer((*buffer)->getMemBufferRef(), path, options, reports, error))
       return fail(error);
   }
@@ -196,6 +226,9 @@ int runInspect(const std::vector<std::string> &argv) {
     if (matched == 0)
       return fail("no function's name contains '" + options.function + "'");
   }
+  if (loop >= 0 && !hasLoop(reports, unsigned(loop)))
+    return fail("--loop " + std::to_string(loop) + ": no function has a loop " +
+                std::to_string(loop) + " (run without --loop to list the loops)");
   std::cout << (args->has("--json") ? inspect::renderJson(reports)
                                     : inspect::renderTable(reports, loop >= 0, loop));
   return 0;

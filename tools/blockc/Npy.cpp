@@ -9,13 +9,15 @@
 //===----------------------------------------------------------------------===//
 #include "Npy.h"
 
+#include "blockc/frontend/Diagnostics.h"
+#include "blockc/frontend/Files.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 namespace blockc::driver {
 
@@ -65,7 +67,7 @@ std::string pythonTuple(const Shape &shape) {
 }
 
 std::string describeArray(const NpyHeader &h) {
-  return "shape " + pythonTuple(h.shape) + " of " + h.descr;
+  return "shape " + pythonTuple(h.shape) + " of " + escapeForMessage(h.descr);
 }
 
 /// Reads the header dict. Python's literal syntax is reduced to what NumPy
@@ -84,18 +86,18 @@ public:
       if (!parseString(key))
         return fail("a quoted key or '}'");
       if (!consume(':'))
-        return fail("':' after '" + key + "'");
+        return fail("':' after '" + escapeForMessage(key) + "'");
       bool *seen = key == "descr"           ? &seenDescr
                    : key == "fortran_order" ? &seenOrder
                    : key == "shape"         ? &seenShape
                                             : nullptr;
       if (!seen) {
-        error = "malformed header: unknown key '" + key +
+        error = "malformed header: unknown key '" + escapeForMessage(key) +
                 "' (expected 'descr', 'fortran_order' and 'shape')";
         return false;
       }
       if (*seen) {
-        error = "malformed header: the key '" + key + "' appears twice";
+        error = "malformed header: the key '" + escapeForMessage(key) + "' appears twice";
         return false;
       }
       *seen = true;
@@ -106,7 +108,7 @@ public:
       if (key == "shape" && !parseTuple(shape))
         return fail("a tuple of whole numbers after 'shape'");
       if (!consume(',') && !peekIs('}'))
-        return fail("',' or '}' after the value of '" + key + "'");
+        return fail("',' or '}' after the value of '" + escapeForMessage(key) + "'");
     }
     skipBlanks();
     if (pos_ != text_.size())
@@ -263,12 +265,12 @@ std::optional<ScalarKind> npyDescrKind(std::string_view descr, std::string &erro
     if (t.descr == normalized)
       return t.kind;
   if (!descr.empty() && descr[0] == '>') {
-    error = "dtype '" + std::string(descr) +
+    error = "dtype '" + escapeForMessage(descr) +
             "' is big-endian; only little-endian data is supported (save a.astype('<" +
-            std::string(descr.substr(1)) + "'))";
+            escapeForMessage(descr.substr(1)) + "'))";
     return std::nullopt;
   }
-  error = "dtype '" + std::string(descr) + "' is not supported; expected one of " +
+  error = "dtype '" + escapeForMessage(descr) + "' is not supported; expected one of " +
           std::string(kSupportedDescrs);
   return std::nullopt;
 }
@@ -338,6 +340,10 @@ std::optional<NpyHeader> decodeNpyHeader(std::string_view bytes, std::string &er
 bool NpyReader::open(const std::string &path, std::string &error) {
   path_ = path;
   std::string where = "'" + path + "': ";
+  // Reading seeks, so a pipe cannot be read; the size a header describes
+  // bounds what is read, so there is no limit but memory.
+  if (!checkInputFile(path, UINT64_MAX, error, /*pipesAllowed=*/false))
+    return false;
   in_.open(path, std::ios::binary);
   if (!in_) {
     error = where + "cannot open: " + std::strerror(errno);
@@ -401,24 +407,9 @@ bool writeNpy(const std::string &path, std::string_view descr, const Shape &shap
         "'" + path + "': cannot write a " + pythonTuple(shape) + " array of " + std::string(descr);
     return false;
   }
-  // Written under a temporary name in the same folder and renamed into place:
-  // a run that fails or is killed midway never leaves a truncated file.
-  std::string temporary = path + ".partial-" + std::to_string(getpid());
-  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    error = "'" + path + "': cannot create: " + std::strerror(errno);
-    return false;
-  }
   std::string header = encodeNpyHeader(descr, shape);
-  out.write(header.data(), std::streamsize(header.size()));
-  out.write(static_cast<const char *>(data), std::streamsize(*bytes));
-  out.close();
-  if (!out || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    error = "'" + path + "': write failed: " + std::strerror(errno);
-    std::remove(temporary.c_str());
-    return false;
-  }
-  return true;
+  std::string_view payload(static_cast<const char *>(data), size_t(*bytes));
+  return writeOutputFile(path, {header, payload}, error);
 }
 
 } // namespace blockc::driver

@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string_view>
 
@@ -39,6 +42,19 @@ void printUsage(std::ostream &out) {
          "  --version  print the version\n";
 }
 
+/// A report that could not be written is an error like any other (`blockc
+/// print x.bir > /dev/full` must not exit 0): stdout is buffered, so the
+/// failure shows only when it is flushed, here, once the command is done.
+int finishStandardOutput(int exitCode) {
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout)
+    return exitCode;
+  std::cerr << "blockc: cannot write standard output"
+            << (errno ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
+  return 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -58,7 +74,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const Command &c : kCommands)
     if (c.name == command)
-      return c.run(args);
+      return finishStandardOutput(c.run(args));
   std::cerr << "blockc: unknown command '" << command << "'; run 'blockc --help'\n";
   return 1;
 }

@@ -45,6 +45,11 @@ struct Diagnostic {
 /// The source excerpt is omitted when `file` is null or the location is invalid.
 std::string formatDiagnostic(const Diagnostic &d, const SourceFile *file);
 
+/// `text` as an error message may quote it: control and non-ASCII bytes
+/// become \xNN (a NUL or an escape sequence in a hostile file must not reach
+/// the terminal raw), and text beyond `maxBytes` becomes "...".
+std::string escapeForMessage(std::string_view text, size_t maxBytes = 200);
+
 /// Collects at most one error (the first). Components take a reference to it and
 /// check `hasError()` to stop early.
 class DiagnosticEngine {
