@@ -57,18 +57,27 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
   KernelCache cache;
   std::string key = KernelCache::key(source, options, target.cpu + " " + target.llvmFeatures);
   // A compile asked to show its stages must run, cached or not.
-  std::optional<std::string> object;
-  if (!wantsDebugOutput(options))
-    object = cache.load(key);
-  if (!object) {
-    std::optional<CompiledModule> compiled =
-        compileSource(source, options, EmitKind::Object, diags);
-    if (!compiled)
-      return nullptr;
-    cache.store(key, compiled->bytes);
-    object = std::move(compiled->bytes);
+  if (!wantsDebugOutput(options)) {
+    if (std::optional<std::string> cached = cache.load(key)) {
+      if (std::unique_ptr<JitModule> linked = link(*module, *cached, options, diags))
+        return linked;
+      // Checksummed, yet not loadable: not what this compiler writes, so
+      // recompiling is the cure, as for any other damaged entry.
+      cache.discard(key, "the JIT cannot load it (" + diags.diagnostic().message + ")");
+      diags.clear();
+    }
   }
+  std::optional<CompiledModule> compiled = compileSource(source, options, EmitKind::Object, diags);
+  if (!compiled)
+    return nullptr;
+  cache.store(key, compiled->bytes);
+  return link(*module, compiled->bytes, options, diags);
+}
 
+/// Loads `object` into a JIT of its own and looks up the kernels of `module`
+/// (those `options.kernels` names, when it names any).
+std::unique_ptr<JitModule> JitModule::link(const Module &module, const std::string &object,
+                                           const CompileOptions &options, DiagnosticEngine &diags) {
   auto result = std::unique_ptr<JitModule>(new JitModule());
   // A cache hit compiles nothing, so nothing else has registered the backends.
   initializeLLVMTargets();
@@ -86,11 +95,11 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
     return nullptr;
   }
   lljit.getMainJITDylib().addGenerator(std::move(*generator));
-  if (llvm::Error e = lljit.addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(*object))) {
+  if (llvm::Error e = lljit.addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object))) {
     diags.error({}, "JIT: " + llvm::toString(std::move(e)));
     return nullptr;
   }
-  for (const auto &fn : module->functions) {
+  for (const auto &fn : module.functions) {
     if (!fn->isKernel ||
         (!options.kernels.empty() && !llvm::is_contained(options.kernels, fn->name)))
       continue;

@@ -3,7 +3,11 @@
 // One object file per key in BLOCKC_CACHE_DIR (default ~/.cache/blockc;
 // `off` disables it). Entries are written to a temporary file in the same
 // folder and renamed into place, so readers in other processes see either no
-// entry or a whole one, never a partial write.
+// entry or a whole one, never a partial write. Each entry ends with a trailer
+// holding the object's size and SHA-256: an entry that a disk error, a full
+// disk or a stray writer damaged is never run, since running a corrupt object
+// can crash the process or compute a wrong answer silently. Such an entry is
+// deleted with a warning naming it, and the kernel recompiled.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,9 +30,16 @@ public:
   /// detected features), the options that change code, and compilerBuildId().
   static std::string key(const SourceFile &source, const CompileOptions &options,
                          const std::string &targetFeatures);
+  /// The object stored under `key`, if there is a whole, undamaged one.
   std::optional<std::string> load(const std::string &key) const;
   /// Best effort: a cache that cannot be written only costs a recompile.
   void store(const std::string &key, const std::string &object) const;
+  /// Deletes the entry of `key`, warning on stderr that `why`; for an entry
+  /// that passed its checksum but that the JIT still could not load.
+  void discard(const std::string &key, const std::string &why) const;
+
+  /// Where the entry of `key` lives.
+  std::string entryPath(const std::string &key) const { return dir_ + "/" + key + ".o"; }
 
 private:
   std::string dir_;

@@ -58,6 +58,8 @@ public:
 
 private:
   JitModule();
+  static std::unique_ptr<JitModule> link(const Module &module, const std::string &object,
+                                         const CompileOptions &options, DiagnosticEngine &diags);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<JitKernel> kernels_;
