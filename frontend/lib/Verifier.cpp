@@ -82,6 +82,11 @@ bool Verifier::verifyFunction(const Function &fn) {
   visible_.clear();
   names_.clear();
   currentFunction_ = fn.name;
+  // A kernel's name is a symbol of its object, beside blockc_scratch_bytes_NAME
+  // and the runtime's blockc_launch*: the prefix is the runtime's.
+  if (fn.isKernel && fn.name.rfind("blockc_", 0) == 0)
+    return fail(fn.loc, "kernel name @" + fn.name +
+                            " is reserved: names beginning with 'blockc_' belong to the runtime");
   for (const auto &arg : fn.body.args) {
     if (fn.isKernel && arg->type().isBlock())
       return fail(arg->loc(), "kernel parameter %" + arg->name() + " has block type '" +

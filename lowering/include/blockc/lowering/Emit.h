@@ -43,7 +43,12 @@ struct RuntimeLibraries {
 RuntimeLibraries runtimeLibraries(const std::string &object);
 
 /// The C header declaring each kernel and its typed launch function
-/// `NAME_launch(args..., blockc_grid grid, const blockc_launch_options *options)`.
-std::string emitHeader(const Module &module, const std::string &guard);
+/// `NAME_launch(args..., blockc_grid grid, const blockc_launch_options *options)`;
+/// in CHeader.cpp. It compiles as C and as C++ whatever the kernels and
+/// parameters are called: names that are not plain C identifiers are
+/// mangled (docs/reference.md, "C header"). Nothing, with a located error in
+/// `diags`, when two kernels would get the same C name.
+std::optional<std::string> emitHeader(const Module &module, const std::string &guard,
+                                      DiagnosticEngine &diags);
 
 } // namespace blockc
