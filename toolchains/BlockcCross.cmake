@@ -18,6 +18,37 @@ function(blockc_toolchain_fail what variable value package)
     "at another one.")
 endfunction()
 
+# blockc_default_sleef_root(<out> <third_party subfolder>): where scripts/setup put
+# SLEEF for the target: third_party/ of the build folder that holds the host blockc
+# (BLOCKC_COMPILER, any folder above it), else of $BLOCKC_BUILD_DIR (as scripts/setup
+# and scripts/build read it), else of this checkout's build/.
+function(blockc_default_sleef_root out subfolder)
+  set(candidates)
+  if(BLOCKC_COMPILER)
+    get_filename_component(folder "${BLOCKC_COMPILER}" DIRECTORY)
+    while(folder AND NOT folder STREQUAL "/")
+      list(APPEND candidates "${folder}")
+      get_filename_component(parent "${folder}" DIRECTORY)
+      if(parent STREQUAL folder)
+        break()
+      endif()
+      set(folder "${parent}")
+    endwhile()
+  endif()
+  if(DEFINED ENV{BLOCKC_BUILD_DIR})
+    list(APPEND candidates "$ENV{BLOCKC_BUILD_DIR}")
+  endif()
+  list(APPEND candidates "${BLOCKC_REPO_DIR}/build")
+  foreach(candidate IN LISTS candidates)
+    if(EXISTS "${candidate}/third_party/${subfolder}/usr")
+      set(${out} "${candidate}/third_party/${subfolder}/usr" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  # Nothing found: the checkout's default, which the missing-SLEEF error names.
+  set(${out} "${BLOCKC_REPO_DIR}/build/third_party/${subfolder}/usr" PARENT_SCOPE)
+endfunction()
+
 macro(blockc_cross_toolchain)
   cmake_parse_arguments(_bc "" "ARCH;PREFIX;QEMU;SLEEF_DIR;TARGET;TEST_TARGET" ""
                         ${ARGN})
@@ -32,8 +63,9 @@ macro(blockc_cross_toolchain)
       "Target libraries and headers: find_* search here, QEMU loads from here (-L)")
   set(BLOCKC_QEMU ${_bc_QEMU} CACHE STRING
       "QEMU user-mode emulator that runs the tests; empty: none (ctest cannot run them)")
-  set(BLOCKC_SLEEF_ROOT "${BLOCKC_REPO_DIR}/build/third_party/${_bc_SLEEF_DIR}/usr" CACHE PATH
-      "SLEEF for the target (lib/${_bc_PREFIX}/libsleef.so); scripts/setup fetches it here")
+  blockc_default_sleef_root(_bc_sleef_root ${_bc_SLEEF_DIR})
+  set(BLOCKC_SLEEF_ROOT "${_bc_sleef_root}" CACHE PATH
+      "SLEEF for the target (lib/${_bc_PREFIX}/libsleef.so); scripts/setup fetches it into BUILD_DIR/third_party")
   # try_compile projects read this file again: give them the same choices.
   list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES BLOCKC_SYSROOT BLOCKC_QEMU BLOCKC_SLEEF_ROOT)
 

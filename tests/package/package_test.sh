@@ -13,6 +13,10 @@
 #   package_test.sh cross-app TOOLCHAIN REPO SCRATCH GENERATOR build|installed [-DVAR=VALUE...]
 #       examples/app for TOOLCHAIN against the package of SCRATCH/blockc (made by `cross`)
 #       or of its `cmake --install` into SCRATCH/prefix, run by its ctest under QEMU.
+#   package_test.sh sleef-root TOOLCHAIN REPO SCRATCH SUBFOLDER
+#       a host blockc in a build folder other than REPO/build (SCRATCH/elsewhere): the
+#       toolchain must take SLEEF from that folder's third_party/SUBFOLDER, as
+#       scripts/setup fills it, not from REPO/build.
 #   package_test.sh expect-error REPO SCRATCH MESSAGE [--env NAME=VALUE]... [cmake arguments...]
 #       configures examples/app with the arguments (and environment) and passes if the
 #       configuration fails with MESSAGE (blanks and line breaks compared as one blank:
@@ -68,6 +72,21 @@ native)
     exit 1
   fi
   echo "package_test: the touched kernel alone was recompiled"
+  ;;
+sleef-root)
+  toolchain=$1 repo=$2 scratch=$3 subfolder=$4
+  elsewhere=$scratch/elsewhere
+  rm -rf "$scratch"
+  mkdir -p "$elsewhere/tools/blockc" "$elsewhere/third_party/$subfolder/usr"
+  touch "$elsewhere/tools/blockc/blockc"
+  run "$scratch/configure.log" cmake -S "$repo/tests/package/sleef-root" -B "$scratch/project" \
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DBLOCKC_COMPILER="$elsewhere/tools/blockc/blockc"
+  if ! grep -qF "blockc SLEEF root: $elsewhere/third_party/$subfolder/usr" "$scratch/configure.log"; then
+    cat "$scratch/configure.log"
+    echo "package_test: the toolchain should take SLEEF from $elsewhere/third_party" >&2
+    exit 1
+  fi
+  echo "package_test: SLEEF found beside the host blockc's build folder"
   ;;
 cross)
   toolchain=$1 repo=$2 blockc=$3 scratch=$4 generator=$5
