@@ -69,6 +69,61 @@ int main(void) {
   EXPECT_EQ(shell((dir / "app").string() + " > " + (dir / "out.txt").string()), 0);
 }
 
+// Block IR names that are not C names, or C names the header already uses:
+// the header must compile as C and as C++, and its launch functions reach
+// the right kernels through the object's own symbols.
+TEST(CompileRun, HeaderOfHostileNamesCompilesAsCAndCxx) {
+  fs::path dir = freshDir("hostile_header");
+  std::ofstream(dir / "k.bir") << R"(
+kernel @vec.add(%grid: ptr<f32>, %args: ptr<f32>, %options: i32, %info: i32, %int: i32,
+                %0: i32, %a.b: i32, %a_b: i32, %INT32_MAX: i32, %blockc_grid_: i32) {
+  %pid = program_id 0
+  %offs = arange 0, 4
+  %p = addptr %args, %offs
+  %x = load %p
+  %q = addptr %grid, %offs
+  store %q, %x
+  return
+}
+kernel @0k(%vec_add: ptr<f32>) {
+  return
+}
+kernel @int(%bool: ptr<f32>, %int_: i32, %true: i32) {
+  return
+}
+)";
+  for (const char *emit : {"obj", "header"})
+    ASSERT_EQ(shell(blockc() + " compile " + (dir / "k.bir").string() + " --emit=" + emit + " -o " +
+                    (dir / (std::string("k.") + (emit[0] == 'o' ? "o" : "h"))).string()),
+              0)
+        << emit;
+  std::string program = R"(#include "k.h"
+#include <stdio.h>
+int main(void) {
+  float out[4] = {0, 0, 0, 0}, in[4] = {1, 2, 3, 4};
+  blockc_grid grid = {1, 1, 1};
+  if (vec_add_launch(out, in, 0, 0, 0, 0, 0, 0, 0, 0, grid, NULL) != 0) return 2;
+  if (n0k_launch(out, grid, NULL) != 0 || int__launch(out, 0, 0, grid, NULL) != 0) return 3;
+  for (int i = 0; i < 4; ++i)
+    if (out[i] != in[i]) return 4;
+  puts("ok");
+  return 0;
+}
+)";
+  std::ofstream(dir / "main.c") << program;
+  std::ofstream(dir / "main.cpp") << program;
+  for (auto [compiler, source] :
+       {std::pair{BLOCKC_C_COMPILER, "main.c"}, std::pair{BLOCKC_CXX_COMPILER, "main.cpp"}}) {
+    std::string build = std::string(compiler) + " -Wall -Werror -I" + BLOCKC_RUNTIME_INCLUDE +
+                        " -I" + dir.string() + " " + (dir / source).string() + " " +
+                        (dir / "k.o").string() + " " + BLOCKC_RUNTIME_LIBRARY +
+                        " -fopenmp=libomp -lstdc++ -lsleef -lm " BLOCKC_APP_LINK_FLAGS " -o " +
+                        (dir / "app").string();
+    ASSERT_EQ(shell(build), 0) << build;
+    EXPECT_EQ(shell((dir / "app").string() + " > /dev/null"), 0) << source;
+  }
+}
+
 TEST(CompileRun, SharedLibraryLoadsAndRuns) {
   fs::path dir = freshDir("so");
   fs::path so = dir / "va.so";

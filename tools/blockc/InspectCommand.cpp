@@ -12,8 +12,10 @@
 #include "blockc/inspect/Inspect.h"
 #include "blockc/lowering/Compiler.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/Archive.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -34,10 +36,72 @@ bool endsWith(const std::string &s, const std::string &suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// Checks what LLVM's ELF reader takes on trust: that every section lies
+/// inside the file, and that the tables inspect walks (symbols, relocations)
+/// have the entry size of their type and link to a section that exists. A
+/// symbol table claiming 2^60 bytes would otherwise be walked entry by entry.
+template <class ELFT>
+bool checkSections(const llvm::object::ELFFile<ELFT> &elf, std::string &error) {
+  auto sections = elf.sections();
+  if (!sections) {
+    error = "malformed object: " + llvm::toString(sections.takeError());
+    return false;
+  }
+  uint64_t fileSize = elf.getBufSize();
+  for (const auto &[index, section] : llvm::enumerate(*sections)) {
+    std::string where = "malformed object: section " + std::to_string(index);
+    if (section.sh_type != llvm::ELF::SHT_NOBITS &&
+        (section.sh_offset > fileSize || section.sh_size > fileSize - section.sh_offset)) {
+      error = where + " lies past the end of the file (offset " +
+              std::to_string(section.sh_offset) + ", size " + std::to_string(section.sh_size) +
+              ", file " + std::to_string(fileSize) + " bytes)";
+      return false;
+    }
+    uint64_t entrySize = 0;
+    switch (section.sh_type) {
+    case llvm::ELF::SHT_SYMTAB:
+    case llvm::ELF::SHT_DYNSYM:
+      entrySize = sizeof(typename ELFT::Sym);
+      break;
+    case llvm::ELF::SHT_REL:
+      entrySize = sizeof(typename ELFT::Rel);
+      break;
+    case llvm::ELF::SHT_RELA:
+      entrySize = sizeof(typename ELFT::Rela);
+      break;
+    default:
+      continue;
+    }
+    if (section.sh_entsize != entrySize || section.sh_link >= sections->size()) {
+      error = where + " has entries of " + std::to_string(section.sh_entsize) + " bytes (" +
+              std::to_string(entrySize) + " expected) linked to section " +
+              std::to_string(section.sh_link) + " of " + std::to_string(sections->size());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool checkSections(const llvm::object::ObjectFile &object, std::string &error) {
+  if (auto *elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(&object))
+    return checkSections(elf->getELFFile(), error);
+  if (auto *elf = llvm::dyn_cast<llvm::object::ELF32LEObjectFile>(&object))
+    return checkSections(elf->getELFFile(), error);
+  if (auto *elf = llvm::dyn_cast<llvm::object::ELF64BEObjectFile>(&object))
+    return checkSections(elf->getELFFile(), error);
+  if (auto *elf = llvm::dyn_cast<llvm::object::ELF32BEObjectFile>(&object))
+    return checkSections(elf->getELFFile(), error);
+  return true;
+}
+
 /// Inspects one object (a file, or a member of an archive named `source`).
 bool inspectOne(const llvm::object::ObjectFile &object, const std::string &source,
                 const inspect::InspectOptions &options, std::vector<inspect::Report> &reports,
                 std::string &error) {
+  if (!checkSections(object, error)) {
+    error = source + ": " + error;
+    return false;
+  }
   std::optional<inspect::Report> report = inspect::inspectObject(object, options, error);
   if (!report) {
     error = source + ": " + error;
