@@ -203,7 +203,10 @@ std::vector<DotCase> dotCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Types, DotTest, testing::Combine(testing::ValuesIn(dotCases()), testing::ValuesIn(kStrategies)),
+    Types, DotTest,
+    testing::Combine(testing::ValuesIn(dotCases()),
+                     testing::ValuesIn(dotStrategiesOfTestArchitecture({std::begin(kStrategies),
+                                                                        std::end(kStrategies)}))),
     [](const testing::TestParamInfo<DotTest::ParamType> &info) {
       const DotCase &c = std::get<0>(info.param);
       std::string strategy = std::get<1>(info.param);

@@ -14,7 +14,10 @@
 #include "blockc/lowering/Compiler.h"
 #include "blockc/lowering/IsaLowering.h"
 
+#include "llvm/TargetParser/Triple.h"
+
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 namespace blockc::test {
@@ -176,6 +179,30 @@ std::optional<std::string> missingDotStrategy(const std::string &name,
   }
   return "dot strategy '" + name + "' not tested: the test target '" + target.name + "' (" +
          target.cpu + ") lacks the unit it needs; its cascade:" + has + " generic";
+}
+
+std::vector<const char *> dotStrategiesOfTestArchitecture(const std::vector<const char *> &all) {
+  CompileOptions options;
+  options.target = testTarget();
+  Target testTarget;
+  std::string error;
+  if (!lookupTarget(options.target, testTarget, error))
+    return all; // every instance then fails, naming the bad target
+  auto architecture = [](const Target &t) { return llvm::Triple(t.triple).getArch(); };
+  std::set<std::string, std::less<>> names = {"generic"};
+  for (const std::string &name : targetNames()) {
+    Target target;
+    if (!lookupTarget(name, target, error) || architecture(target) != architecture(testTarget))
+      continue;
+    std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
+    for (const auto &strategy : isa->dotStrategies())
+      names.insert(std::string(strategy->name()));
+  }
+  std::vector<const char *> kept;
+  for (const char *strategy : all)
+    if (names.count(strategy))
+      kept.push_back(strategy);
+  return kept;
 }
 
 void launch(const TestKernel &kernel, blockc_grid grid, const std::vector<Arg> &args) {

@@ -149,6 +149,13 @@ void launch(const TestKernel &kernel, blockc_grid grid, const std::vector<Arg> &
 std::optional<std::string> missingDotStrategy(const std::string &name,
                                               const std::string &extraFeatures = "");
 
+/// The dot strategies of `all` that some target of the test target's
+/// architecture has ("generic" always): what can run here, in process or
+/// under QEMU. A strategy of another ISA is not a test of this run, skipped
+/// or otherwise; the qemu.* runs register it. Those the CPU behind the test
+/// target lacks stay, and skip naming the unit.
+std::vector<const char *> dotStrategiesOfTestArchitecture(const std::vector<const char *> &all);
+
 /// Whether kernels run in this process (BLOCKC_TEST_RUNNER is empty).
 bool launchesInProcess();
 
