@@ -11,7 +11,7 @@ namespace blockc::runtime {
 namespace {
 // Long enough for an environment value or a core list to be quoted in full in
 // any realistic case; snprintf truncates the rest.
-thread_local char message[512];
+thread_local char message[1024];
 } // namespace
 
 int fail(int status, const char *format, ...) {

@@ -20,13 +20,13 @@
 #include "CoreRequirements.h"
 #include "GridOrder.h"
 #include "LastError.h"
+#include "LaunchErrors.h"
 #include "ThreadPinning.h"
 #include "ThreadStack.h"
 #include "Trace.h"
 #include "blockc/runtime.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <omp.h>
@@ -53,20 +53,6 @@ bool stackFits(const Launch &launch, uint64_t &left) {
   left = stackBytesLeft();
   // Two compares: a huge scratch_bytes must not wrap the sum around.
   return left >= launch.scratchBytes && left - launch.scratchBytes >= BLOCKC_STACK_RESERVE_BYTES;
-}
-
-int stackTooSmall(const Launch &launch, int thread, uint64_t left) {
-  const bool named = launch.name && *launch.name;
-  return fail(BLOCKC_ERROR_STACK,
-              "a program of %s%s needs %llu KiB of stack (%llu KiB of scratch and %d KiB "
-              "for calls), but %s %d has %llu KiB left; raise OMP_STACKSIZE (e.g. "
-              "OMP_STACKSIZE=%lluK) or use smaller blocks; the launch is incomplete",
-              named ? "kernel " : "this kernel", named ? launch.name : "",
-              (unsigned long long)((launch.scratchBytes + BLOCKC_STACK_RESERVE_BYTES) >> 10),
-              (unsigned long long)(launch.scratchBytes >> 10), BLOCKC_STACK_RESERVE_BYTES >> 10,
-              thread == 0 ? "the launching thread or OpenMP thread" : "OpenMP thread", thread,
-              (unsigned long long)(left >> 10),
-              (unsigned long long)(((launch.scratchBytes + BLOCKC_STACK_RESERVE_BYTES) >> 10) * 2));
 }
 
 template <typename Order> void runProgram(const Launch &launch, const Order &order, int64_t flat) {
@@ -139,21 +125,29 @@ int coreOfThread(const blockc_launch_options &options, int thread) {
   return count > 0 ? options.affinity_cores[thread % count] : -1;
 }
 
-int pinningFailed(int thread, int core, int error) {
-  return fail(BLOCKC_ERROR_AFFINITY,
-              "pinning OpenMP thread %d to core %d failed: %s; no program ran", thread, core,
-              std::strerror(error));
+/// Whether this thread may run programs of the launch: pinned where asked and
+/// with stack enough for one; records what failed otherwise.
+bool threadIsReady(const Launch &launch, int thread, int core, const ThreadPin &pin,
+                   ThreadFailures &failures) {
+  if (pin.error()) {
+    failures.pinning(thread, core, pin.error());
+    return false;
+  }
+  uint64_t left = 0;
+  if (!stackFits(launch, left)) {
+    failures.stack(thread, left);
+    return false;
+  }
+  return true;
 }
 
 template <typename Order, typename Recorder>
 int runOnCallingThread(const Launch &launch, const Order &order) {
   int core = coreOfThread(launch.options, 0);
   ThreadPin pin(core);
-  if (pin.error())
-    return pinningFailed(0, core, pin.error());
-  uint64_t left = 0;
-  if (!stackFits(launch, left))
-    return stackTooSmall(launch, 0, left);
+  ThreadFailures failures;
+  if (!threadIsReady(launch, 0, core, pin, failures))
+    return failures.report(launch.name, launch.scratchBytes);
   Recorder recorder(launch.trace, 0);
   for (int64_t flat = 0; flat < launch.programs; ++flat) {
     recorder.program(flat);
@@ -166,10 +160,7 @@ int runOnCallingThread(const Launch &launch, const Order &order) {
 template <typename Order, typename Recorder>
 int runInParallel(const Launch &launch, const Order &order, int threads) {
   const bool pinning = launch.options.num_affinity_cores > 0;
-  std::atomic<int> failedThread{-1};
-  // Written only by the thread that set failedThread.
-  int failedCore = 0, failedError = 0;
-  uint64_t failedStackLeft = 0;
+  ThreadFailures failures;
 
 #pragma omp parallel num_threads(threads)
   {
@@ -179,38 +170,21 @@ int runInParallel(const Launch &launch, const Order &order, int threads) {
       launch.trace->setTeamSize(omp_get_num_threads());
     int core = coreOfThread(launch.options, thread);
     ThreadPin pin(core);
-    uint64_t left = 0;
-    bool stackOk = stackFits(launch, left);
-    auto recordFailure = [&] {
-      int noFailure = -1;
-      if (failedThread.compare_exchange_strong(noFailure, thread)) {
-        failedCore = core;
-        failedError = pin.error();
-        failedStackLeft = left;
-      }
-    };
+    bool ready = threadIsReady(launch, thread, core, pin, failures);
     if (pinning) {
-      if (pin.error() || !stackOk)
-        recordFailure();
       // Every thread decides after this barrier, from the same flag, so that a
       // failed pin means that no program ran rather than some of them.
 #pragma omp barrier
-      if (failedThread.load() < 0)
+      if (!failures.any())
         runShareOfLoop(launch, order, recorder);
-    } else if (stackOk) {
+    } else if (ready) {
       // No barrier for the stack alone: it would cost every launch about 2 us
       // at 16 threads (bench/LauncherBench.cpp) for a configuration error. A
       // thread whose stack is too small runs nothing; the launch then fails.
       runShareOfLoop(launch, order, recorder);
-    } else {
-      recordFailure();
     }
   }
-
-  if (int thread = failedThread.load(); thread >= 0)
-    return failedError ? pinningFailed(thread, failedCore, failedError)
-                       : stackTooSmall(launch, thread, failedStackLeft);
-  return succeed();
+  return failures.report(launch.name, launch.scratchBytes);
 }
 
 template <typename Order> int run(const Launch &launch, const Order &order) {

@@ -140,8 +140,9 @@ int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
  * headers call that. Every thread of the launch checks, before it
  * runs any program, that its stack has scratch_bytes + BLOCKC_STACK_RESERVE_BYTES
  * left; a thread that has not runs none, and the launch fails with
- * BLOCKC_ERROR_STACK, naming OMP_STACKSIZE (programs on other threads may have
- * run: the outputs are incomplete). blockc_launch is this with scratch_bytes 0:
+ * BLOCKC_ERROR_STACK, naming what sizes that thread's stack: `ulimit -s` for
+ * the process's main thread, OMP_STACKSIZE for OpenMP's workers (programs on
+ * other threads may have run: the outputs are incomplete). blockc_launch is this with scratch_bytes 0:
  * no check. */
 int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                              const blockc_launch_options *options, uint64_t scratch_bytes);
