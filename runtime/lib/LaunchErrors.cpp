@@ -85,6 +85,19 @@ int launchingStackTooSmall(const char *need, uint64_t needKiB, uint64_t left, bo
               need, leftKiB, advisedKiB, workers);
 }
 
+int arenaFailed(const char *name, int thread, uint64_t bytes, int error) {
+  const bool named = name && *name;
+  char who[32] = "the launching thread";
+  if (thread > 0)
+    std::snprintf(who, sizeof who, "OpenMP thread %d", thread);
+  return fail(BLOCKC_ERROR_OUT_OF_MEMORY,
+              "%s%s needs %llu bytes (%.1f MiB) of scratch memory per program, and %s could not "
+              "allocate them for its scratch arena: %s; use smaller blocks, or fewer threads "
+              "(each keeps an arena of its own); the launch is incomplete",
+              named ? "kernel " : "this kernel", named ? name : "", (unsigned long long)bytes,
+              double(bytes) / (1 << 20), who, std::strerror(error));
+}
+
 } // namespace
 
 void ThreadFailures::pinning(int thread, int core, int error) {
@@ -106,13 +119,28 @@ void ThreadFailures::stack(int thread, uint64_t left) {
   any_.store(true, std::memory_order_relaxed);
 }
 
+void ThreadFailures::arena(int thread, uint64_t bytes, int error) {
+  arenaShortfall(thread, bytes, error);
+  any_.store(true, std::memory_order_relaxed);
+}
+
+void ThreadFailures::arenaShortfall(int thread, uint64_t bytes, int error) {
+  if (int none = -1; arenaThread_.compare_exchange_strong(none, thread)) {
+    arenaBytes_ = bytes;
+    arenaError_ = error;
+  }
+}
+
 int ThreadFailures::report(const char *name, uint64_t stackScratch) const {
-  if (!any())
+  if (!any() && arenaThread_.load() < 0)
     return succeed();
   if (int thread = pinThread_.load(); thread >= 0)
     return fail(BLOCKC_ERROR_AFFINITY,
                 "pinning OpenMP thread %d to core %d failed: %s; no program ran", thread, pinCore_,
                 std::strerror(pinError_));
+  const int worker = workerStackThread_.load();
+  if (!launchingStackShort_ && worker < 0)
+    return arenaFailed(name, arenaThread_.load(), arenaBytes_, arenaError_);
   const bool named = name && *name;
   const uint64_t needKiB = kibibytes(stackScratch) + (BLOCKC_STACK_RESERVE_BYTES >> 10);
   char need[192];
@@ -121,7 +149,6 @@ int ThreadFailures::report(const char *name, uint64_t stackScratch) const {
                 "calls)",
                 named ? "kernel " : "this kernel", named ? name : "", (unsigned long long)needKiB,
                 (unsigned long long)kibibytes(stackScratch), BLOCKC_STACK_RESERVE_BYTES >> 10);
-  const int worker = workerStackThread_.load();
   if (launchingStackShort_)
     return launchingStackTooSmall(need, needKiB, launchingStackLeft_, worker >= 0);
   return workerStackTooSmall(need, needKiB, worker, workerStackLeft_);

@@ -3,7 +3,8 @@
 // The whole grid is one flat loop, so OpenMP's schedule balances over all
 // programs at once whatever the grid's shape; the grid order is only how a
 // flat index is decoded. Nothing here allocates: options are read in place,
-// the decoder and each thread's pinning state live on the stack. A traced
+// the decoder and each thread's pinning state live on the stack; only a
+// thread's scratch arena grows, when a kernel needs more than it holds. A traced
 // launch is the same code instantiated with a SpanRecorder (Trace.h); the
 // choice is made once per launch.
 //
@@ -21,12 +22,14 @@
 #include "GridOrder.h"
 #include "LastError.h"
 #include "LaunchErrors.h"
+#include "ScratchArena.h"
 #include "ThreadPinning.h"
 #include "ThreadStack.h"
 #include "Trace.h"
 #include "blockc/runtime.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <omp.h>
@@ -41,9 +44,18 @@ struct Launch {
   int32_t gridX, gridY, gridZ;
   int64_t programs;
   const blockc_launch_options &options;
-  uint64_t scratchBytes; // 0: not checked
+  uint64_t scratchBytes; // 0: unknown, nothing checked
   const char *name;      // null: unknown
   LaunchTrace *trace;    // null: not traced
+
+  /// The kernel's scratch on each program's stack, and in its thread's arena:
+  /// one of them is 0 (blockc_scratch_arena in runtime.h).
+  uint64_t stackScratchBytes() const {
+    return scratchBytes <= BLOCKC_MAX_STACK_SCRATCH_BYTES ? scratchBytes : 0;
+  }
+  uint64_t arenaBytes() const {
+    return scratchBytes > BLOCKC_MAX_STACK_SCRATCH_BYTES ? scratchBytes : 0;
+  }
 };
 
 /// Whether this thread's stack holds a program of the launch.
@@ -51,8 +63,7 @@ bool stackFits(const Launch &launch, uint64_t &left) {
   if (launch.scratchBytes == 0)
     return true;
   left = stackBytesLeft();
-  // Two compares: a huge scratch_bytes must not wrap the sum around.
-  return left >= launch.scratchBytes && left - launch.scratchBytes >= BLOCKC_STACK_RESERVE_BYTES;
+  return left >= launch.stackScratchBytes() + BLOCKC_STACK_RESERVE_BYTES;
 }
 
 template <typename Order> void runProgram(const Launch &launch, const Order &order, int64_t flat) {
@@ -119,6 +130,19 @@ void runShareOfLoop(const Launch &launch, const Order &order, Recorder &recorder
   recorder.finish();
 }
 
+void skipProgram(void **, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t) {}
+
+/// For a thread that cannot run programs: OpenMP requires every thread of a
+/// team to meet each worksharing loop (libomp's dispatch state goes out of
+/// step otherwise, and a later launch on the same team fails an assertion),
+/// so it takes its share of the loop and runs none of it.
+template <typename Order> void skipShareOfLoop(const Launch &launch, const Order &order) {
+  Launch idle = launch;
+  idle.kernel = skipProgram;
+  NoSpanRecorder untraced(nullptr, 0);
+  runShareOfLoop(idle, order, untraced);
+}
+
 /// -1 when the launch pins nothing.
 int coreOfThread(const blockc_launch_options &options, int thread) {
   int count = options.num_affinity_cores;
@@ -138,7 +162,19 @@ bool threadIsReady(const Launch &launch, int thread, int core, const ThreadPin &
     failures.stack(thread, left);
     return false;
   }
+  if (int error = reserveScratchArena(launch.arenaBytes())) {
+    failures.arena(thread, launch.arenaBytes(), error);
+    return false;
+  }
+  // A kernel launched without its size grows the arena itself, and can fail.
+  takeScratchArenaShortfall();
   return true;
+}
+
+/// After a thread's programs: whether any found its scratch arena short.
+void checkArenaShortfall(int thread, ThreadFailures &failures) {
+  if (uint64_t bytes = takeScratchArenaShortfall())
+    failures.arenaShortfall(thread, bytes, ENOMEM);
 }
 
 template <typename Order, typename Recorder>
@@ -147,14 +183,15 @@ int runOnCallingThread(const Launch &launch, const Order &order) {
   ThreadPin pin(core);
   ThreadFailures failures;
   if (!threadIsReady(launch, 0, core, pin, failures))
-    return failures.report(launch.name, launch.scratchBytes);
+    return failures.report(launch.name, launch.stackScratchBytes());
   Recorder recorder(launch.trace, 0);
   for (int64_t flat = 0; flat < launch.programs; ++flat) {
     recorder.program(flat);
     runProgram(launch, order, flat);
   }
   recorder.finish();
-  return succeed();
+  checkArenaShortfall(0, failures);
+  return failures.report(launch.name, launch.stackScratchBytes());
 }
 
 template <typename Order, typename Recorder>
@@ -175,16 +212,22 @@ int runInParallel(const Launch &launch, const Order &order, int threads) {
       // Every thread decides after this barrier, from the same flag, so that a
       // failed pin means that no program ran rather than some of them.
 #pragma omp barrier
-      if (!failures.any())
+      if (!failures.any()) {
         runShareOfLoop(launch, order, recorder);
+        checkArenaShortfall(thread, failures);
+      }
     } else if (ready) {
-      // No barrier for the stack alone: it would cost every launch about 2 us
-      // at 16 threads (bench/LauncherBench.cpp) for a configuration error. A
-      // thread whose stack is too small runs nothing; the launch then fails.
+      // No barrier for the stack or the arena alone: it would cost every
+      // launch about 2 us at 16 threads (bench/LauncherBench.cpp) for a
+      // configuration error. A thread that cannot run a program runs none;
+      // the launch then fails.
       runShareOfLoop(launch, order, recorder);
+      checkArenaShortfall(thread, failures);
+    } else {
+      skipShareOfLoop(launch, order);
     }
   }
-  return failures.report(launch.name, launch.scratchBytes);
+  return failures.report(launch.name, launch.stackScratchBytes());
 }
 
 template <typename Order> int run(const Launch &launch, const Order &order) {

@@ -260,13 +260,13 @@ TEST(KernelInfo, NullInfoIsAPlainLaunch) {
   EXPECT_EQ(placement.programs.load(), 5);
 }
 
-TEST(KernelInfo, StackErrorNamesTheKernel) {
+TEST(KernelInfo, ScratchErrorNamesTheKernel) {
   Placement placement;
   void *args[] = {&placement};
   blockc_kernel_info info = BLOCKC_KERNEL_INFO("softmax", UINT64_MAX, 0);
   EXPECT_EQ(blockc_launch_kernel(recordPlacement, args, {4, 1, 1}, nullptr, &info),
-            BLOCKC_ERROR_STACK);
-  EXPECT_EQ(std::string(blockc_last_error()).rfind("a program of kernel softmax needs", 0), 0u)
+            BLOCKC_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(std::string(blockc_last_error()).rfind("kernel softmax needs", 0), 0u)
       << blockc_last_error();
 }
 

@@ -1,7 +1,8 @@
 //===- StackTest.cpp - The stack check and what its errors advise ---------===//
 //
 // A thread whose stack cannot hold a program runs none, and the error names
-// what sizes that thread's stack: `ulimit -s` for the process's main thread,
+// what sizes that thread's stack: `ulimit -s` for the process's main thread
+// (tests/driver/HardeningTest.cpp runs one under `ulimit -s 256`),
 // OMP_STACKSIZE for OpenMP's workers, the thread's creator for the others.
 //
 //===----------------------------------------------------------------------===//
@@ -25,37 +26,6 @@ blockc_launch_options withThreads(int threads) {
   blockc_launch_options_init(&options);
   options.num_threads = threads;
   return options;
-}
-
-// A kernel whose scratch no thread's stack holds: no program runs on a thread
-// that failed the check (on every thread when each fails). A scratch size near
-// 2^64 must not wrap the check into a pass.
-TEST(Stack, ScratchLargerThanAnyThreadStackIsAnError) {
-  for (uint64_t scratch : {uint64_t(1) << 40, UINT64_MAX, UINT64_MAX - 1000})
-    for (int threads : {1, 4}) {
-      blockc_launch_options options = withThreads(threads);
-      stackProgramsRun = 0;
-      EXPECT_EQ(blockc_launch_with_stack(countStackProgram, nullptr, {64, 1, 1}, &options, scratch),
-                BLOCKC_ERROR_STACK)
-          << scratch << " on " << threads;
-      EXPECT_EQ(stackProgramsRun.load(), 0);
-      std::string message = blockc_last_error();
-      // Any thread may be the one reported; each message names OMP_STACKSIZE,
-      // the main thread's to say that it does not help there.
-      EXPECT_NE(message.find("OMP_STACKSIZE"), std::string::npos) << message;
-      if (threads == 1)
-        EXPECT_NE(message.find("the launching thread has"), std::string::npos) << message;
-    }
-}
-
-// The test's main thread launches: its stack is the stack limit.
-TEST(Stack, MainThreadErrorAdvisesUlimit) {
-  blockc_launch_options options = withThreads(1);
-  ASSERT_EQ(blockc_launch_with_stack(countStackProgram, nullptr, {1, 1, 1}, &options, UINT64_MAX),
-            BLOCKC_ERROR_STACK);
-  std::string message = blockc_last_error();
-  EXPECT_NE(message.find("the process's main thread"), std::string::npos) << message;
-  EXPECT_NE(message.find("`ulimit -s "), std::string::npos) << message;
 }
 
 struct SmallStackLaunch {
@@ -101,6 +71,22 @@ TEST(Stack, ApplicationThreadErrorNamesItsCreator) {
     if (threads == 1)
       EXPECT_EQ(stackProgramsRun.load(), 0);
   }
+}
+
+// Scratch beyond BLOCKC_MAX_STACK_SCRATCH_BYTES is in the arena: a small
+// stack holds such a kernel's programs, whatever their scratch. A size near
+// 2^64 must not wrap the stack check into a pass either.
+TEST(Stack, ArenaScratchNeedsNoStack) {
+  for (int threads : {1, 2}) {
+    SmallStackLaunch launch(64 << 20, threads);
+    stackProgramsRun = 0;
+    launchFromSmallThread(launch);
+    EXPECT_EQ(launch.status, BLOCKC_SUCCESS) << launch.message;
+    EXPECT_EQ(stackProgramsRun.load(), 8);
+  }
+  SmallStackLaunch huge(UINT64_MAX, 1);
+  launchFromSmallThread(huge);
+  EXPECT_EQ(huge.status, BLOCKC_ERROR_OUT_OF_MEMORY) << huge.message;
 }
 
 TEST(Stack, ScratchThatFitsRunsEveryProgram) {

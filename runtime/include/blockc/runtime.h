@@ -27,6 +27,25 @@ extern "C" {
 typedef void (*blockc_kernel_fn)(void **args, int32_t pid_x, int32_t pid_y, int32_t pid_z,
                                  int32_t grid_x, int32_t grid_y, int32_t grid_z);
 
+/* A program's scratch (blocks that cannot stay in registers) is on the stack of
+ * the thread running it when the kernel needs at most this much per program;
+ * a kernel that needs more takes all of it from that thread's scratch arena,
+ * through blockc_scratch_arena. Part of the kernel ABI: compiler and runtime
+ * must agree on it. */
+#define BLOCKC_MAX_STACK_SCRATCH_BYTES (256 * 1024)
+
+/* Kernel ABI: a kernel whose blockc_scratch_bytes_NAME exceeds
+ * BLOCKC_MAX_STACK_SCRATCH_BYTES calls this once per program, with that size,
+ * for its scratch: memory of at least `bytes`, 64-byte aligned, owned by the
+ * calling thread, whose contents do not outlive the program. The launcher has
+ * grown the thread's arena before its first program when it was given the
+ * size (blockc_launch_kernel, blockc_launch_with_stack), so this returns at
+ * once; otherwise the first call on a thread grows it, once. NULL when it
+ * cannot be allocated: the program then does nothing, the launch that ran it
+ * fails with BLOCKC_ERROR_OUT_OF_MEMORY, and blockc_last_error() on the
+ * calling thread says why. A thread's arena is freed when the thread exits. */
+void *blockc_scratch_arena(uint64_t bytes);
+
 /* Every function that can fail returns one of these; blockc_last_error() then
  * says which option or argument was wrong, and its value. */
 typedef enum blockc_status {
@@ -38,7 +57,9 @@ typedef enum blockc_status {
   BLOCKC_ERROR_STACK = 5,               /* a thread's stack is too small; it ran no program */
   BLOCKC_ERROR_CORE_REQUIREMENT = 6,    /* no allowed core has a unit the kernel needs; no
                                            program ran */
-  BLOCKC_ERROR_TRACE_FILE = 7           /* the trace file cannot be opened or written */
+  BLOCKC_ERROR_TRACE_FILE = 7,          /* the trace file cannot be opened or written */
+  BLOCKC_ERROR_OUT_OF_MEMORY = 8        /* a thread's scratch arena cannot be allocated; it ran
+                                           no program */
 } blockc_status;
 
 /* The number of programs along each axis. Each is in [0, INT32_MAX] because a
@@ -134,16 +155,20 @@ int blockc_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
  * and the launcher's. */
 #define BLOCKC_STACK_RESERVE_BYTES (64 * 1024)
 
-/* blockc_launch for a kernel whose programs each use `scratch_bytes` of stack
+/* blockc_launch for a kernel whose programs each use `scratch_bytes` of
  * scratch (a kernel object exports it as the constant blockc_scratch_bytes_NAME).
  * It is blockc_launch_kernel for a kernel without core requirements; generated
- * headers call that. Every thread of the launch checks, before it
- * runs any program, that its stack has scratch_bytes + BLOCKC_STACK_RESERVE_BYTES
- * left; a thread that has not runs none, and the launch fails with
- * BLOCKC_ERROR_STACK, naming what sizes that thread's stack: `ulimit -s` for
- * the process's main thread, OMP_STACKSIZE for OpenMP's workers (programs on
- * other threads may have run: the outputs are incomplete). blockc_launch is this with scratch_bytes 0:
- * no check. */
+ * headers call that. Every thread of the launch, before it runs any program,
+ * checks that its stack has the kernel's stack scratch (scratch_bytes up to
+ * BLOCKC_MAX_STACK_SCRATCH_BYTES, else none) + BLOCKC_STACK_RESERVE_BYTES
+ * left, and grows its scratch arena to scratch_bytes when the scratch is
+ * beyond the stack. A thread that fails either runs no program, and the launch
+ * fails with BLOCKC_ERROR_STACK, naming what sizes that thread's stack
+ * (`ulimit -s` for the process's main thread, OMP_STACKSIZE for OpenMP's
+ * workers), or BLOCKC_ERROR_OUT_OF_MEMORY, naming the bytes; programs on other
+ * threads may have run, so the outputs are incomplete. blockc_launch is this
+ * with scratch_bytes 0: no check, and an arena kernel's programs grow their
+ * thread's arena themselves. */
 int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid grid,
                              const blockc_launch_options *options, uint64_t scratch_bytes);
 
@@ -161,15 +186,15 @@ int blockc_launch_with_stack(blockc_kernel_fn kernel, void **args, blockc_grid g
 typedef struct blockc_kernel_info {
   uint64_t struct_size;       /* sizeof(blockc_kernel_info) */
   const char *name;           /* for messages; may be NULL */
-  uint64_t scratch_bytes;     /* blockc_scratch_bytes_NAME; 0: no stack check */
+  uint64_t scratch_bytes;     /* blockc_scratch_bytes_NAME; 0: no stack check, no arena */
   uint64_t core_requirements; /* blockc_core_requirements_NAME: BLOCKC_REQUIRES_* bits */
 } blockc_kernel_info;
 
 #define BLOCKC_KERNEL_INFO(name, scratch_bytes, core_requirements)                                 \
   {sizeof(blockc_kernel_info), (name), (scratch_bytes), (core_requirements)}
 
-/* The launch of a compiled kernel: blockc_launch_with_stack's stack check,
- * and the placement its core requirements ask for. For a kernel that needs
+/* The launch of a compiled kernel: blockc_launch_with_stack's stack check and
+ * scratch arena, and the placement its core requirements ask for. For a kernel that needs
  * the SpacemiT IME (BLOCKC_REQUIRES_SPACEMIT_IME):
  * - without affinity cores in the options, threads are pinned to the cores
  *   that have the IME (and that the calling thread may use), and num_threads
