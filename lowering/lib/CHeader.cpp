@@ -227,7 +227,9 @@ std::optional<std::string> emitHeader(const Module &module, const std::string &g
                           "int32_t grid_x, int32_t grid_y, int32_t grid_z)",
                       name, fn->name) +
            ";\n";
-    out += "/* Stack scratch one program of it uses. */\n";
+    out += "/* Scratch one program of it uses: on the stack up to "
+           "BLOCKC_MAX_STACK_SCRATCH_BYTES, else in\n   the launching runtime's per-thread arena "
+           "(blockc_scratch_arena). */\n";
     out += withSymbol("extern const uint64_t " + scratchC, scratchC, scratch) + ";\n";
     out += "/* BLOCKC_REQUIRES_* bits: units of the core the launcher must run it on. */\n";
     out +=

@@ -112,8 +112,8 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
   if (!target_.llvmFeatures.empty())
     fn_->addFnAttr("target-features", target_.llvmFeatures);
   isa_.addFunctionAttributes(*fn_);
-  // Scratch makes frames of up to kMaxScratchBytes: probing each page as the
-  // frame grows turns an overflow into a fault on the guard page, where an
+  // Scratch makes frames of up to kMaxStackScratchBytes: probing each page as
+  // the frame grows turns an overflow into a fault on the guard page, where an
   // unprobed frame could jump over it into another thread's stack.
   fn_->addFnAttr("probe-stack", "inline-asm");
 
@@ -142,8 +142,7 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
   if (emittedStreamingStore_ && target_.arch == Arch::X86_64)
     b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
   b_.CreateRetVoid();
-  llvm::IRBuilder<> entry(allocaBlock_);
-  entry.CreateBr(body);
+  placeScratch(body);
   auto *scratch =
       new llvm::GlobalVariable(module_, b_.getInt64Ty(), true, llvm::GlobalValue::ExternalLinkage,
                                b_.getInt64(scratchBytes_), "blockc_scratch_bytes_" + fn.name);
@@ -194,25 +193,6 @@ void KernelCodeGen::emitOp(const Operation &op) {
       materialize(op, r.get());
     }
   }
-}
-
-llvm::Value *KernelCodeGen::allocaBuffer(const Type &type, const std::string &name) {
-  return allocaScratch(llvm::ArrayType::get(memoryType(type), type.numElements()), name,
-                       "%" + name + " " + type.str());
-}
-
-llvm::Value *KernelCodeGen::allocaScratch(llvm::Type *array, const std::string &name,
-                                          const std::string &description) {
-  llvm::IRBuilder<> entry(allocaBlock_, allocaBlock_->begin());
-  uint64_t bytes = module_.getDataLayout().getTypeAllocSize(array);
-  scratchBytes_ += bytes;
-  if (bytes > largestScratchBytes_) {
-    largestScratchBytes_ = bytes;
-    largestScratch_ = description;
-  }
-  auto *alloca = entry.CreateAlloca(array, nullptr, name);
-  alloca->setAlignment(llvm::Align(64));
-  return alloca;
 }
 
 void KernelCodeGen::copyBuffer(llvm::Value *dst, llvm::Value *src, const Type &type) {

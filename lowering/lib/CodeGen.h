@@ -67,12 +67,11 @@ public:
   /// launchers read.
   llvm::Function *emitKernel(Function &fn, const FusionPlan &plan);
 
-  /// Scratch memory a program of this kernel needs on its thread's stack.
+  /// Scratch memory a program of this kernel needs: on its thread's stack up
+  /// to kMaxStackScratchBytes, else in the thread's scratch arena.
   uint64_t scratchBytes() const { return scratchBytes_; }
   /// CoreRequirement bits of the dot strategies the kernel uses.
   uint64_t coreRequirements() const { return coreRequirements_; }
-  /// The largest scratch buffer, for the error when there is too much.
-  const std::string &largestScratch() const { return largestScratch_; }
 
 private:
   // --- Structure (CodeGen.cpp) ---
@@ -105,11 +104,14 @@ private:
   llvm::Value *bufferOf(const Value *v);
   /// Whether evaluating virtual `v` reads `x` (through other virtual values).
   bool readsValue(const Value *v, const Value *x);
+  // --- Scratch (CodeGenScratch.cpp) ---
   llvm::Value *allocaBuffer(const Type &type, const std::string &name);
   /// 64-byte-aligned scratch of `type`, counted in the kernel's scratch
-  /// memory; `description` names it if it is the largest.
-  llvm::Value *allocaScratch(llvm::Type *type, const std::string &name,
-                             const std::string &description);
+  /// memory: a stack slot until placeScratch decides where it lives.
+  llvm::Value *allocaScratch(llvm::Type *type, const std::string &name);
+  /// Ends the entry block with a branch to `body`, after moving every scratch
+  /// buffer into the thread's arena when they do not all fit the stack.
+  void placeScratch(llvm::BasicBlock *body);
   void copyBuffer(llvm::Value *dst, llvm::Value *src, const Type &type);
 
   // --- Loops (CodeGen.cpp) ---
@@ -344,9 +346,8 @@ private:
   /// before it returns, so the launcher's barrier publishes its output.
   bool emittedStreamingStore_ = false;
   uint64_t scratchBytes_ = 0;
+  std::vector<llvm::AllocaInst *> scratchBuffers_;
   uint64_t coreRequirements_ = 0;
-  uint64_t largestScratchBytes_ = 0;
-  std::string largestScratch_;
   /// Per-strip memo of evaluated values, keyed by value and coordinates.
   std::map<std::tuple<const Value *, bool, llvm::SmallVector<llvm::Value *, 3>>, llvm::Value *>
       memo_;

@@ -239,21 +239,18 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   llvm::Value *aBuffer = bufferOf(a), *bBuffer = bufferOf(bv);
   const Type &cType = op.result()->type();
   writeInto(acc, buffer);
-  DotOperands operands{b_,
-                       aBuffer,
-                       bBuffer,
-                       buffer,
-                       a->type().kind(),
-                       bv->type().kind(),
-                       cType.kind(),
-                       m,
-                       n,
-                       k,
-                       [&](llvm::Type *type, const std::string &name) {
-                         return allocaScratch(type, name,
-                                              name + " (packed operand of %" + op.result()->name() +
-                                                  ")");
-                       }};
+  DotOperands operands{
+      b_,
+      aBuffer,
+      bBuffer,
+      buffer,
+      a->type().kind(),
+      bv->type().kind(),
+      cType.kind(),
+      m,
+      n,
+      k,
+      [&](llvm::Type *type, const std::string &name) { return allocaScratch(type, name); }};
   for (const auto &strategy : isa_.dotStrategies()) {
     bool named = options_.dotStrategy == strategy->name();
     bool allowed = named || (options_.dotStrategy.empty() && !strategy->onlyWhenNamed());

@@ -1,6 +1,7 @@
 //===- Emit.cpp -----------------------------------------------------------===//
 #include "blockc/lowering/Emit.h"
 
+#include "blockc/lowering/Compiler.h"
 #include "blockc/lowering/IsaLowering.h"
 
 #include "llvm/IR/LegacyPassManager.h"
@@ -124,7 +125,7 @@ bool checkRuntimeSymbols(const std::string &object, const Target &target, std::s
   bool readable = forEachUndefinedSymbol(object, error, [&](llvm::StringRef name) {
     if (name.starts_with("Sleef_") || llvm::is_contained(kMemoryFunctions, name) ||
         llvm::is_contained(kLibmFunctions, name) || name == "_GLOBAL_OFFSET_TABLE_" ||
-        name == kImeModelFunction)
+        name == kImeModelFunction || name == kScratchArenaFunction)
       return true;
     error = "internal error: the code generated for target '" + target.name + "' calls '" +
             name.str() +

@@ -178,14 +178,6 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
     }
     KernelCodeGen codegen(target, *isa, llvmModule, options);
     codegen.emitKernel(fn, plans[i]);
-    if (codegen.scratchBytes() > kMaxScratchBytes) {
-      diags.error(fn.loc,
-                  "kernel @" + fn.name + " needs " + std::to_string(codegen.scratchBytes() >> 10) +
-                      " KiB of scratch memory per program, more than the " +
-                      std::to_string(kMaxScratchBytes >> 10) +
-                      " KiB limit (largest: " + codegen.largestScratch() + "); use smaller blocks");
-      return std::nullopt;
-    }
     result.kernels.push_back({fn.name, codegen.scratchBytes(), codegen.coreRequirements()});
   }
   std::string broken;

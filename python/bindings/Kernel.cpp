@@ -185,8 +185,9 @@ void bindKernel(py::module_ &module) {
           "Compiled with check_bounds=True: launch() then needs `extents` and returns "
           "the\nfirst out-of-bounds access it found.")
       .def_property_readonly("scratch_bytes", &Kernel::scratchBytes,
-                             "Stack scratch one program uses, in bytes; each launch checks "
-                             "that its\nthreads' stacks hold it (OMP_STACKSIZE).")
+                             "Scratch one program uses, in bytes: on its thread's stack up "
+                             "to 256 KiB\n(each launch checks that the stacks hold it), "
+                             "else in the thread's scratch arena.")
       .def_property_readonly("core_requirements", &Kernel::coreRequirements,
                              "BLOCKC_REQUIRES_* bits (runtime.h): units only some cores have, "
                              "such as\nthe SpacemiT IME, which the launcher runs the kernel on.")

@@ -19,6 +19,10 @@
 // them as BLOCKC_REQUIRES_* bits: this is where both headers meet.
 static_assert(blockc::kRequiresSpacemitIme == BLOCKC_REQUIRES_SPACEMIT_IME,
               "IsaLowering.h's CoreRequirement and runtime.h's BLOCKC_REQUIRES_* disagree");
+// Where compiled kernels put their scratch, and how the launcher prepares it.
+static_assert(blockc::kMaxStackScratchBytes == BLOCKC_MAX_STACK_SCRATCH_BYTES,
+              "Compiler.h's kMaxStackScratchBytes and runtime.h's "
+              "BLOCKC_MAX_STACK_SCRATCH_BYTES disagree");
 
 namespace blockc {
 
@@ -95,6 +99,17 @@ std::unique_ptr<JitModule> JitModule::link(const Module &module, const std::stri
     return nullptr;
   }
   lljit.getMainJITDylib().addGenerator(std::move(*generator));
+  // The process's own runtime, whether or not its symbols are exported (the
+  // Python module's are not): the arena is the one its launcher grows.
+  llvm::orc::SymbolMap runtimeSymbols;
+  runtimeSymbols[lljit.mangleAndIntern(kScratchArenaFunction)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&blockc_scratch_arena),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  if (llvm::Error e =
+          lljit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtimeSymbols)))) {
+    diags.error({}, "JIT: " + llvm::toString(std::move(e)));
+    return nullptr;
+  }
   if (llvm::Error e = lljit.addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object))) {
     diags.error({}, "JIT: " + llvm::toString(std::move(e)));
     return nullptr;

@@ -55,11 +55,17 @@ struct CompileOptions {
   std::vector<std::string> librarySearchPaths;
 };
 
-/// The most scratch memory one program may use. Scratch lives on the stack of
-/// the thread running the program; the launcher also checks, at each launch,
-/// that its threads' stacks hold a kernel's actual need (docs/launcher.md,
-/// "Stack").
-constexpr uint64_t kMaxScratchBytes = uint64_t(2) << 20;
+/// The most scratch memory one program keeps on the stack of the thread running
+/// it (the launcher checks, at each launch, that the stacks hold it). A kernel
+/// that needs more takes all of its scratch from the thread's arena, through
+/// kScratchArenaFunction, once per program. Part of the kernel ABI: the
+/// runtime's BLOCKC_MAX_STACK_SCRATCH_BYTES (runtime/jit/lib/Jit.cpp checks
+/// that they agree; docs/launcher.md, "Scratch").
+constexpr uint64_t kMaxStackScratchBytes = uint64_t(256) << 10;
+
+/// The runtime function that returns the calling thread's scratch arena:
+/// blockc_scratch_arena in blockc/runtime.h.
+inline constexpr const char *kScratchArenaFunction = "blockc_scratch_arena";
 
 /// The bytes one store writes over a whole launch from which
 /// `--streaming-stores=auto` bypasses the cache: more than the last-level cache
@@ -72,8 +78,9 @@ enum class EmitKind { LLVMIR, Assembly, Object, SharedLibrary, Header };
 /// What the launcher and tools need to know about one compiled kernel.
 struct CompiledKernel {
   std::string name;
-  /// Scratch memory one program needs on the stack of the thread running it
-  /// (also in the object, as the constant `blockc_scratch_bytes_NAME`).
+  /// Scratch memory one program needs, on the stack of the thread running it
+  /// or, beyond kMaxStackScratchBytes, in that thread's arena (also in the
+  /// object, as the constant `blockc_scratch_bytes_NAME`).
   uint64_t scratchBytes = 0;
   /// CoreRequirement bits (IsaLowering.h): units only some cores have, which
   /// the launcher must run the kernel on (also in the object, as the constant

@@ -25,7 +25,8 @@ struct JitKernel {
   /// launch points at a value of `params[i].type` (for pointers: at the pointer).
   std::vector<Param> params;
   blockc_kernel_fn fn = nullptr;
-  /// Stack scratch one program uses (the object's blockc_scratch_bytes_NAME).
+  /// Scratch one program uses, on the stack or in its thread's arena (the
+  /// object's blockc_scratch_bytes_NAME).
   uint64_t scratchBytes = 0;
   /// BLOCKC_REQUIRES_* bits (the object's blockc_core_requirements_NAME):
   /// units of the core the launcher must run it on.
