@@ -3,7 +3,6 @@
 The autotuner times every config (after pruning) the first time a kernel is
 launched with a new value of its key, with `triton.testing.do_bench` on this
 CPU, and launches the fastest from then on. A config that does not compile
-(for example one whose blocks exceed blockc's 2 MiB of scratch per program)
 is timed as infinitely slow; if none compiles, the first error is raised.
 """
 
