@@ -55,11 +55,20 @@ void launcherBaseline(benchmark::State &state) {
 // runs, beside plain blockc_launch, on 64 programs of an empty kernel.
 constexpr int64_t kSmallGrid = 64;
 
-void smallLaunch(benchmark::State &state, uint64_t scratchBytes) {
+constexpr uint64_t kArenaScratchBytes = uint64_t(1) << 20;
+
+/// What a kernel with scratch beyond the stack adds to each program.
+extern "C" __attribute__((noinline)) void arenaKernel(void **, int32_t, int32_t, int32_t, int32_t,
+                                                      int32_t, int32_t) {
+  benchmark::DoNotOptimize(blockc_scratch_arena(kArenaScratchBytes));
+}
+
+void smallLaunch(benchmark::State &state, uint64_t scratchBytes,
+                 blockc_kernel_fn body = emptyKernel) {
   blockc_launch_options options;
   blockc_launch_options_init(&options);
   options.num_threads = int(state.range(0));
-  blockc_kernel_fn volatile kernel = emptyKernel;
+  blockc_kernel_fn volatile kernel = body;
   for (auto _ : state)
     if (blockc_launch_with_stack(kernel, nullptr, {kSmallGrid, 1, 1}, &options, scratchBytes) !=
         BLOCKC_SUCCESS) {
@@ -74,6 +83,12 @@ void smallLaunchChecked(benchmark::State &state) {
 
 void smallLaunchUnchecked(benchmark::State &state) {
   smallLaunch(state, 0);
+}
+
+// An arena kernel: the launch checks every thread's arena, each program asks
+// for it.
+void smallLaunchArena(benchmark::State &state) {
+  smallLaunch(state, kArenaScratchBytes, arenaKernel);
 }
 
 // What tracing costs. `trace_off`: blockc_launch with no trace recording
@@ -142,6 +157,10 @@ BENCHMARK(smallLaunchChecked)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(smallLaunchUnchecked)
     ->Name("launch_64_programs/baseline_unchecked")
+    ->Apply(blockc::bench::threadArgs)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(smallLaunchArena)
+    ->Name("launch_64_programs/arena")
     ->Apply(blockc::bench::threadArgs)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(launcherBlockc)
