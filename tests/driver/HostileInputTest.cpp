@@ -197,6 +197,21 @@ TEST(HostileInput, InspectOfAMissingLoopIsAnError) {
   EXPECT_EQ(runBlockc("inspect " + quote(dir / "k.o") + " --loop 0").exitCode, 0);
 }
 
+TEST(HostileInput, TruncatedArchiveMemberIsALocatedError) {
+  fs::path dir = freshDir("truncated_archive");
+  ASSERT_EQ(runBlockc("compile " + kVectorAdd + " -o " + quote(dir / "k.o")).exitCode, 0);
+  if (runCommand("llvm-ar-22 rcs " + quote(dir / "k.a") + " " + quote(dir / "k.o")).exitCode != 0)
+    GTEST_SKIP() << "llvm-ar-22 is not installed";
+  // The member's header still claims the whole object: LLVM's reader would
+  // hand inspect a buffer running past the end of the file.
+  fs::resize_file(dir / "k.a", fs::file_size(dir / "k.a") - 200);
+  ProcessResult r = runBlockc("inspect " + quote(dir / "k.a"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find((dir / "k.a").string() + ": damaged archive: member 'k.o'"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(HostileInput, DamagedCacheEntryIsRecompiledWithAWarning) {
   fs::path cache = freshDir("damaged_cache");
   std::string env = "BLOCKC_CACHE_DIR=" + quote(cache) + " ";

@@ -135,6 +135,14 @@ bool inspectBuffer(llvm::MemoryBufferRef buffer, const std::string &path,
         llvm::consumeError(name.takeError());
         continue;
       }
+      // LLVM's reader takes a member's size from its header: in a truncated
+      // archive the member would run past the buffer.
+      if (member->getBufferStart() < buffer.getBufferStart() ||
+          member->getBufferEnd() > buffer.getBufferEnd()) {
+        error = path + ": damaged archive: member '" + name->str() + "' of " +
+                std::to_string(member->getBufferSize()) + " bytes runs past the end of the file";
+        return false;
+      }
       llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> object =
           llvm::object::ObjectFile::createObjectFile(*member);
       if (!object) {
