@@ -7,6 +7,7 @@
 // and on an OpenMP worker, and checked against a reference in double.
 //
 //===----------------------------------------------------------------------===//
+#include "CProgram.h"
 #include "RunProcess.h"
 
 #include <cmath>
@@ -137,12 +138,10 @@ TEST(BigBlocks, AheadOfTimeObjectRuns) {
   std::ofstream(dir / "main.c") << R"(#include "k.h"
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 enum { N = 512, PROBLEMS = 2 };
 int main(void) {
-  float *a = malloc(sizeof(float) * N * N * PROBLEMS), *b = malloc(sizeof(float) * N * N * PROBLEMS);
-  float *c = malloc(sizeof(float) * N * N * PROBLEMS);
-  double *logits = malloc(sizeof(double) * N);
+  static float a[N * N * PROBLEMS], b[N * N * PROBLEMS], c[N * N * PROBLEMS];
+  static double logits[N];
   unsigned state = 1;
   for (int i = 0; i < N * N * PROBLEMS; ++i) {
     state = state * 1664525u + 1013904223u;
@@ -181,11 +180,8 @@ int main(void) {
   return 0;
 }
 )";
-  std::string build = std::string(BLOCKC_C_COMPILER) + " -std=c11 -O1 -I" + BLOCKC_RUNTIME_INCLUDE +
-                      " -I" + dir.string() + " " + (dir / "main.c").string() + " " +
-                      (dir / "k.o").string() + " " + BLOCKC_RUNTIME_LIBRARY +
-                      " -fopenmp=libomp -lstdc++ -lsleef -lm " BLOCKC_APP_LINK_FLAGS " -o " +
-                      (dir / "app").string();
+  std::string build = programBuildCommand(BLOCKC_C_COMPILER, dir, dir / "main.c", dir / "k.o",
+                                          dir / "app", "-std=c11 -O1");
   ASSERT_EQ(runCommand(build).exitCode, 0) << build;
   ProcessResult run = runCommand("BLOCKC_NUM_THREADS=2 " + (dir / "app").string());
   EXPECT_EQ(run.exitCode, 0) << run.out << run.err;

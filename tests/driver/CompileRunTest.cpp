@@ -6,6 +6,8 @@
 // JIT's disk cache across processes.
 //
 //===----------------------------------------------------------------------===//
+#include "CProgram.h"
+
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
@@ -17,13 +19,14 @@
 namespace {
 
 namespace fs = std::filesystem;
+using blockc::test::programBuildCommand;
 
 int shell(const std::string &cmd) {
   int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-std::string blockc() {
+std::string blockcBinary() {
   return std::string("'") + BLOCKC_BINARY + "'";
 }
 
@@ -40,10 +43,10 @@ const std::string kVectorAdd = BLOCKC_EXAMPLES_DIR "/vector_add.bir";
 
 TEST(CompileRun, ObjectAndHeaderLinkIntoACProgram) {
   fs::path dir = freshDir("aot");
-  ASSERT_EQ(shell(blockc() + " compile " + kVectorAdd + " -D BLOCK=128 --emit=obj -o " +
+  ASSERT_EQ(shell(blockcBinary() + " compile " + kVectorAdd + " -D BLOCK=128 --emit=obj -o " +
                   (dir / "va.o").string()),
             0);
-  ASSERT_EQ(shell(blockc() + " compile " + kVectorAdd + " -D BLOCK=128 --emit=header -o " +
+  ASSERT_EQ(shell(blockcBinary() + " compile " + kVectorAdd + " -D BLOCK=128 --emit=header -o " +
                   (dir / "va.h").string()),
             0);
   std::ofstream(dir / "main.c") << R"(#include "va.h"
@@ -60,11 +63,8 @@ int main(void) {
   return 0;
 }
 )";
-  std::string build = std::string(BLOCKC_C_COMPILER) + " -std=c11 -I" + BLOCKC_RUNTIME_INCLUDE +
-                      " -I" + dir.string() + " " + (dir / "main.c").string() + " " +
-                      (dir / "va.o").string() + " " + BLOCKC_RUNTIME_LIBRARY +
-                      " -fopenmp=libomp -lstdc++ -lsleef -lm " BLOCKC_APP_LINK_FLAGS " -o " +
-                      (dir / "app").string();
+  std::string build = programBuildCommand(BLOCKC_C_COMPILER, dir, dir / "main.c", dir / "va.o",
+                                          dir / "app", "-std=c11");
   ASSERT_EQ(shell(build), 0) << build;
   EXPECT_EQ(shell((dir / "app").string() + " > " + (dir / "out.txt").string()), 0);
 }
@@ -93,8 +93,8 @@ kernel @int(%bool: ptr<f32>, %int_: i32, %true: i32) {
 }
 )";
   for (const char *emit : {"obj", "header"})
-    ASSERT_EQ(shell(blockc() + " compile " + (dir / "k.bir").string() + " --emit=" + emit + " -o " +
-                    (dir / (std::string("k.") + (emit[0] == 'o' ? "o" : "h"))).string()),
+    ASSERT_EQ(shell(blockcBinary() + " compile " + (dir / "k.bir").string() + " --emit=" + emit +
+                    " -o " + (dir / (std::string("k.") + (emit[0] == 'o' ? "o" : "h"))).string()),
               0)
         << emit;
   std::string program = R"(#include "k.h"
@@ -114,11 +114,8 @@ int main(void) {
   std::ofstream(dir / "main.cpp") << program;
   for (auto [compiler, source] :
        {std::pair{BLOCKC_C_COMPILER, "main.c"}, std::pair{BLOCKC_CXX_COMPILER, "main.cpp"}}) {
-    std::string build = std::string(compiler) + " -Wall -Werror -I" + BLOCKC_RUNTIME_INCLUDE +
-                        " -I" + dir.string() + " " + (dir / source).string() + " " +
-                        (dir / "k.o").string() + " " + BLOCKC_RUNTIME_LIBRARY +
-                        " -fopenmp=libomp -lstdc++ -lsleef -lm " BLOCKC_APP_LINK_FLAGS " -o " +
-                        (dir / "app").string();
+    std::string build =
+        programBuildCommand(compiler, dir, dir / source, dir / "k.o", dir / "app", "-Wall -Werror");
     ASSERT_EQ(shell(build), 0) << build;
     EXPECT_EQ(shell((dir / "app").string() + " > /dev/null"), 0) << source;
   }
@@ -127,8 +124,9 @@ int main(void) {
 TEST(CompileRun, SharedLibraryLoadsAndRuns) {
   fs::path dir = freshDir("so");
   fs::path so = dir / "va.so";
-  ASSERT_EQ(shell(blockc() + " compile " + kVectorAdd + " -D BLOCK=64 --emit=so -o " + so.string()),
-            0);
+  ASSERT_EQ(
+      shell(blockcBinary() + " compile " + kVectorAdd + " -D BLOCK=64 --emit=so -o " + so.string()),
+      0);
   void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(handle, nullptr) << dlerror();
   using Kernel = void (*)(void **, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t);
@@ -150,7 +148,7 @@ TEST(CompileRun, SharedLibraryLoadsAndRuns) {
 TEST(CompileRun, RunWritesNpyOutput) {
   fs::path dir = freshDir("run");
   fs::path out = dir / "c.npy";
-  std::string cmd = blockc() + " run " + kVectorAdd +
+  std::string cmd = blockcBinary() + " run " + kVectorAdd +
                     " -D BLOCK=256 --grid 4 --arg a=1000xf32=1.5 --arg b=1000xf32=2 "
                     "--arg c=1000xf32=0 --arg n=1000 --output c=@" +
                     out.string();
@@ -171,7 +169,8 @@ TEST(CompileRun, RunWritesNpyOutput) {
 
 TEST(CompileRun, DiskCacheIsReusedAcrossProcesses) {
   fs::path cache = freshDir("cache");
-  std::string cmd = "BLOCKC_CACHE_DIR=" + cache.string() + " " + blockc() + " run " + kVectorAdd +
+  std::string cmd = "BLOCKC_CACHE_DIR=" + cache.string() + " " + blockcBinary() + " run " +
+                    kVectorAdd +
                     " -D BLOCK=512 --grid 2 --arg a=1024xf32=random --arg b=1024xf32=random "
                     "--arg c=1024xf32=0 --arg n=1024";
   ASSERT_EQ(shell(cmd), 0);
@@ -186,7 +185,8 @@ TEST(CompileRun, DiskCacheIsReusedAcrossProcesses) {
   ASSERT_EQ(shell(cmd), 0);
   EXPECT_EQ(fs::last_write_time(entries[0]), stamp) << "a hit must not recompile";
   // Another constexpr value is another kernel.
-  ASSERT_EQ(shell("BLOCKC_CACHE_DIR=" + cache.string() + " " + blockc() + " run " + kVectorAdd +
+  ASSERT_EQ(shell("BLOCKC_CACHE_DIR=" + cache.string() + " " + blockcBinary() + " run " +
+                  kVectorAdd +
                   " -D BLOCK=256 --grid 4 --arg a=1024xf32=1 --arg b=1024xf32=1 "
                   "--arg c=1024xf32=0 --arg n=1024"),
             0);
@@ -196,12 +196,14 @@ TEST(CompileRun, DiskCacheIsReusedAcrossProcesses) {
 TEST(CompileRun, BadTargetAndEmitAreClearErrors) {
   fs::path dir = freshDir("bad");
   std::string err = (dir / "err.txt").string();
-  EXPECT_EQ(shell(blockc() + " compile " + kVectorAdd + " --target pentium -o /dev/null 2>" + err),
-            1);
+  EXPECT_EQ(
+      shell(blockcBinary() + " compile " + kVectorAdd + " --target pentium -o /dev/null 2>" + err),
+      1);
   std::ifstream in(err);
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line.rfind("error: unknown target 'pentium'; known targets: x86-64-v3", 0), 0u) << line;
-  EXPECT_EQ(shell(blockc() + " compile " + kVectorAdd + " --emit=exe 2>/dev/null"), 1);
-  EXPECT_EQ(shell(blockc() + " compile " + kVectorAdd + " --print-after=Nope 2>/dev/null"), 1);
+  EXPECT_EQ(shell(blockcBinary() + " compile " + kVectorAdd + " --emit=exe 2>/dev/null"), 1);
+  EXPECT_EQ(shell(blockcBinary() + " compile " + kVectorAdd + " --print-after=Nope 2>/dev/null"),
+            1);
 }

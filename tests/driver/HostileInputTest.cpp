@@ -233,21 +233,20 @@ TEST(HostileInput, DamagedCacheEntryIsRecompiledWithAWarning) {
 
 TEST(HostileInput, CacheWriteThatFailsLeavesNoEntry) {
   fs::path cache = freshDir("failed_cache_write");
-  // An object under 1 KiB sits in the stream's buffer until the close: the
+  // An entry of a few KiB sits in the stream's buffer until the close: the
   // old cache checked the stream before it, and renamed an empty entry into
-  // place on a full disk (here: a file-size limit of 0).
-  fs::path tiny = cache.parent_path() / ("blockc_tiny_" + std::to_string(getpid()) + ".bir");
-  std::ofstream(tiny) << "kernel @tiny(%x: ptr<f32>) {\n  return\n}\n";
-  std::string run = "BLOCKC_CACHE_DIR=" + quote(cache) + " '" BLOCKC_BINARY "' run " + quote(tiny) +
-                    " --grid 1 --arg x=4xf32=0";
-  runCommand("trap '' XFSZ; ulimit -f 0; " + run);
+  // place on a full disk (here: a 1 KiB file-size limit, which the OpenMP
+  // runtime's 1 KiB registration file in /dev/shm still fits; at 0 it would
+  // leave that file empty, and a later process given the same pid would die
+  // of SIGBUS reading it).
+  std::string run = "BLOCKC_CACHE_DIR=" + quote(cache) + " '" BLOCKC_BINARY "' " + runVectorAdd();
+  runCommand("trap '' XFSZ; ulimit -f 1; " + run);
   for (const auto &e : fs::directory_iterator(cache))
     ADD_FAILURE() << "left in the cache: " << e.path() << " (" << fs::file_size(e.path())
                   << " bytes)";
   ProcessResult r = runCommand(run);
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  fs::remove(tiny);
 }
 
 } // namespace
