@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "blockc/lowering/Compiler.h"
 #include "blockc/lowering/Emit.h"
+#include "blockc/targets/IsaLowerings.h"
 
 #include "llvm/IR/Module.h"
 
@@ -98,6 +99,7 @@ BENCHMARK(compileMatmul)
     ->UseRealTime();
 
 int main(int argc, char **argv) {
+  blockc::registerIsaLowerings();
   benchmark::Initialize(&argc, argv);
   FlatnessReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);

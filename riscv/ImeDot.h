@@ -1,7 +1,7 @@
 //===- ImeDot.h - i8 dots on the SpacemiT IME -------------------*- C++ -*-===//
 #pragma once
 
-#include "blockc/lowering/IsaLowering.h"
+#include "blockc/riscv/IsaLowering.h"
 
 namespace blockc::riscv {
 
@@ -30,7 +30,7 @@ public:
   std::string_view name() const override { return model_ ? "ime-model" : "ime"; }
   bool accepts(const DotOperands &dot) const override;
   void emit(const DotOperands &dot) const override;
-  uint64_t coreRequirements() const override { return model_ ? 0 : kRequiresSpacemitIme; }
+  CoreRequirements coreRequirements() const override { return model_ ? 0 : kRequiresSpacemitIme; }
   bool onlyWhenNamed() const override { return model_; }
 
 private:

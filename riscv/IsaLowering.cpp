@@ -1,5 +1,5 @@
 //===- IsaLowering.cpp - RISC-V: RVV 1.0 ----------------------------------===//
-#include "IsaLowering.h"
+#include "blockc/riscv/IsaLowering.h"
 
 #include "ImeDot.h"
 #include "blockc/lowering/DotKernels.h"
@@ -68,6 +68,11 @@ public:
   void addFunctionAttributes(llvm::Function &fn) const override {
     fn.addFnAttr(llvm::Attribute::getWithVScaleRangeArgs(
         fn.getContext(), minVlen() / kBitsPerVscale, kMaxVlen / kBitsPerVscale));
+  }
+
+  // The IME's testing form calls the instruction's software model.
+  std::vector<std::string_view> processProvidedFunctions() const override {
+    return {kImeModelFunction};
   }
 
   const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const override { return dots_; }

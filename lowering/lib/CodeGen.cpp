@@ -4,7 +4,6 @@
 #include "StripDemand.h"
 
 #include "llvm/IR/Intrinsics.h"
-#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Module.h"
 
 #include <algorithm>
@@ -139,8 +138,8 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
     beginBoundsChecks(fn);
   findStreamableStores(fn);
   emitRegion(fn.body);
-  if (emittedStreamingStore_ && target_.arch == Arch::X86_64)
-    b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
+  if (emittedStreamingStore_)
+    isa_.emitNonTemporalStoreFence(b_);
   b_.CreateRetVoid();
   placeScratch(body);
   auto *scratch =

@@ -19,8 +19,8 @@
 #include "blockc/frontend/IR.h"
 #include "blockc/lowering/Compiler.h"
 #include "blockc/lowering/IsaLowering.h"
-#include "blockc/targets/Sleef.h"
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Sleef.h"
+#include "blockc/targetinfo/Target.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"

@@ -114,9 +114,9 @@ void KernelCodeGen::stridedStoreStrip(llvm::Value *value, llvm::Value *first, ll
 
 void KernelCodeGen::findStreamableStores(const Function &fn) {
   streamableStores_.clear();
-  bool fixedWidthSimd =
-      !stripCount_.isScalable() && (target_.arch == Arch::X86_64 || target_.arch == Arch::AArch64);
-  if (options_.streamingStores == CompileOptions::StreamingStores::Never || !fixedWidthSimd)
+  // A streaming store writes a whole strip at once: fixed-width strips only.
+  if (options_.streamingStores == CompileOptions::StreamingStores::Never ||
+      stripCount_.isScalable() || !isa_.nonTemporalStores().available)
     return;
   std::unordered_set<const Value *> loadedRoots;
   bool loadsUnknown = false;
@@ -155,8 +155,7 @@ void KernelCodeGen::streamOrStoreStrip(const Operation &op, llvm::Value *value, 
                      b_.CreateZExt(gridSizes_[2], b_.getInt64Ty()));
     stream = b_.CreateICmpUGE(programs, i64(int64_t(kStreamingStoreBytes / blockBytes)));
   }
-  // x86's non-temporal stores (vmovntps) need an address aligned to the vector.
-  if (target_.arch == Arch::X86_64) {
+  if (isa_.nonTemporalStores().needStripAlignment) {
     llvm::Value *misaligned =
         b_.CreateAnd(b_.CreatePtrToInt(ptr, b_.getInt64Ty()), i64(int64_t(vectorBytes) - 1));
     stream = b_.CreateAnd(stream, b_.CreateICmpEQ(misaligned, i64(0)));

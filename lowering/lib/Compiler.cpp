@@ -3,7 +3,7 @@
 
 #include "blockc/frontend/Files.h"
 #include "blockc/lowering/Emit.h"
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Target.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

@@ -2,7 +2,6 @@
 #include "blockc/lowering/Emit.h"
 
 #include "blockc/lowering/Compiler.h"
-#include "blockc/lowering/IsaLowering.h"
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -120,12 +119,14 @@ bool forEachUndefinedSymbol(const std::string &object, std::string &error,
 
 } // namespace
 
-bool checkRuntimeSymbols(const std::string &object, const Target &target, std::string &error) {
+bool checkRuntimeSymbols(const std::string &object, const Target &target,
+                         const std::vector<std::string_view> &processProvided, std::string &error) {
   bool ok = true;
   bool readable = forEachUndefinedSymbol(object, error, [&](llvm::StringRef name) {
     if (name.starts_with("Sleef_") || llvm::is_contained(kMemoryFunctions, name) ||
         llvm::is_contained(kLibmFunctions, name) || name == "_GLOBAL_OFFSET_TABLE_" ||
-        name == kImeModelFunction || name == kScratchArenaFunction)
+        name == kScratchArenaFunction ||
+        llvm::is_contained(processProvided, std::string_view(name)))
       return true;
     error = "internal error: the code generated for target '" + target.name + "' calls '" +
             name.str() +

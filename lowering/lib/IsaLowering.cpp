@@ -1,27 +1,52 @@
-//===- IsaLowering.cpp - The one factory of ISA lowerings -----------------===//
+//===- IsaLowering.cpp - The registry of ISA lowerings --------------------===//
 //
-// The only file of lowering/ that knows which ISAs exist: adding one is a
-// folder with the same files as targets/x86 and a line here.
+// Lowering asks for an IsaLowering by architecture and never learns which
+// ISAs exist: the ISA layer above it fills this table.
 //
 //===----------------------------------------------------------------------===//
 #include "blockc/lowering/IsaLowering.h"
 
-#include "aarch64/IsaLowering.h"
-#include "riscv/IsaLowering.h"
-#include "x86/IsaLowering.h"
+#include <mutex>
+#include <utility>
+#include <vector>
 
 namespace blockc {
 
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::pair<Arch, IsaLoweringFactory>> factories;
+};
+
+Registry &registry() {
+  static Registry instance;
+  return instance;
+}
+
+} // namespace
+
+void registerIsaLowering(Arch arch, IsaLoweringFactory factory) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto &[registered, existing] : r.factories)
+    if (registered == arch) {
+      existing = factory;
+      return;
+    }
+  r.factories.emplace_back(arch, factory);
+}
+
 std::unique_ptr<IsaLowering> makeIsaLowering(const Target &target) {
-  switch (target.arch) {
-  case Arch::X86_64:
-    return x86::makeIsaLowering(target);
-  case Arch::AArch64:
-    return aarch64::makeIsaLowering(target);
-  case Arch::RISCV64:
-    return riscv::makeIsaLowering(target);
+  Registry &r = registry();
+  IsaLoweringFactory factory = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const auto &[registered, candidate] : r.factories)
+      if (registered == target.arch)
+        factory = candidate;
   }
-  return nullptr;
+  return factory ? factory(target) : nullptr;
 }
 
 } // namespace blockc

@@ -156,6 +156,9 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
   llvmModule.setTargetTriple(machine->getTargetTriple());
   llvmModule.setDataLayout(machine->createDataLayout());
   std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
+  if (!isa)
+    return fail("internal error: no ISA lowering is registered for target '" + target.name +
+                "' (a program that compiles kernels calls blockc::registerIsaLowerings() first)");
   if (!options.dotStrategy.empty() && options.dotStrategy != "generic") {
     const auto &strategies = isa->dotStrategies();
     if (std::none_of(strategies.begin(), strategies.end(),
@@ -210,7 +213,7 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
         !emitMachineCode(*llvm::CloneModule(llvmModule), *machine, true, assembly, error))
       return fail(error);
     if (!emitMachineCode(llvmModule, *machine, false, result.bytes, error) ||
-        !checkRuntimeSymbols(result.bytes, target, error))
+        !checkRuntimeSymbols(result.bytes, target, isa->processProvidedFunctions(), error))
       return fail(error);
   }
   if (dumpAssembly &&

@@ -1,5 +1,5 @@
 //===- IsaLowering.cpp - AArch64: NEON and SVE ----------------------------===//
-#include "IsaLowering.h"
+#include "blockc/aarch64/IsaLowering.h"
 
 #include "blockc/lowering/DotKernels.h"
 
@@ -44,6 +44,12 @@ public:
       return;
     unsigned max = target_.fixedVscale ? target_.fixedVscale : kMaxVscale;
     fn.addFnAttr(llvm::Attribute::getWithVScaleRangeArgs(fn.getContext(), minVscale(), max));
+  }
+
+  // NEON's stnp writes a pair of registers past the cache; SVE's strips are
+  // scalable, which streaming stores do not take.
+  NonTemporalStores nonTemporalStores() const override {
+    return {/*available=*/!target_.scalable, /*needStripAlignment=*/false};
   }
 
   const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const override { return dots_; }

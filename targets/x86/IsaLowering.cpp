@@ -1,8 +1,10 @@
 //===- IsaLowering.cpp - x86-64: AVX2 and AVX-512 -------------------------===//
-#include "IsaLowering.h"
+#include "blockc/x86/IsaLowering.h"
 
 #include "AmxDot.h"
 #include "blockc/lowering/DotKernels.h"
+
+#include "llvm/IR/IntrinsicsX86.h"
 
 namespace blockc::x86 {
 
@@ -30,6 +32,17 @@ public:
   // AVX-512 masks loads and stores with k-registers; AVX2 with vmaskmov and
   // blends. Either way the mask is the active lanes of the last strip.
   TailPredication tailPredication() const override { return TailPredication::LaneMask; }
+
+  // vmovntps and its kin fault on an address not aligned to the vector.
+  NonTemporalStores nonTemporalStores() const override {
+    return {/*available=*/true, /*needStripAlignment=*/true};
+  }
+
+  // Non-temporal stores are weakly ordered: without sfence another thread
+  // that sees the launch end could still read stale lines.
+  void emitNonTemporalStoreFence(llvm::IRBuilderBase &builder) const override {
+    builder.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
+  }
 
   const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const override { return dots_; }
 

@@ -13,6 +13,7 @@
 #include "RemoteBackend.h"
 #include "blockc/lowering/Compiler.h"
 #include "blockc/lowering/IsaLowering.h"
+#include "blockc/targets/IsaLowerings.h"
 
 #include "llvm/TargetParser/Triple.h"
 
@@ -171,6 +172,7 @@ std::optional<std::string> missingDotStrategy(const std::string &name,
   if (!resolveTarget(options, target, error))
     return error;
   std::string has;
+  registerIsaLowerings();
   std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
   for (const auto &strategy : isa->dotStrategies()) {
     if (strategy->name() == name)
@@ -194,6 +196,7 @@ std::vector<const char *> dotStrategiesOfTestArchitecture(const std::vector<cons
     Target target;
     if (!lookupTarget(name, target, error) || architecture(target) != architecture(testTarget))
       continue;
+    registerIsaLowerings();
     std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
     for (const auto &strategy : isa->dotStrategies())
       names.insert(std::string(strategy->name()));

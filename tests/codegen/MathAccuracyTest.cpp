@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelHarness.h"
-#include "blockc/targets/Sleef.h"
+#include "blockc/targetinfo/Sleef.h"
 
 #include <cmath>
 #include <limits>

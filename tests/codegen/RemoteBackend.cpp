@@ -12,6 +12,7 @@
 #include "../cross/Protocol.h"
 #include "blockc/frontend/Parser.h"
 #include "blockc/lowering/Compiler.h"
+#include "blockc/targets/IsaLowerings.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -391,6 +392,7 @@ std::string compileInChild(const SourceFile &file, const CompileOptions &options
   if (pid == 0) {
     dup2(err[1], 2);
     DiagnosticEngine diags;
+    registerIsaLowerings();
     if (compileToFile(file, options, EmitKind::SharedLibrary, library, diags))
       _exit(0);
     std::string message = formatDiagnostic(diags.diagnostic(), &file) + "\n";

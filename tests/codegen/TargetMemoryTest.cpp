@@ -13,7 +13,8 @@
 #include "KernelHarness.h"
 #include "Reference.h"
 #include "blockc/jit/HostCompatibility.h"
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Target.h"
+#include "blockc/targets/IsaLowerings.h"
 
 #include <cstring>
 #include <sstream>
@@ -122,6 +123,7 @@ INSTANTIATE_TEST_SUITE_P(EveryX86Target, TargetMemoryTest, testing::ValuesIn(cas
 // Every target's object, cross targets included, links against nothing but
 // SLEEF and the C library: compileSource checks each object it emits.
 TEST(TargetMemory, NoTargetNeedsACompilerRuntimeHelper) {
+  registerIsaLowerings();
   for (const std::string &target : targetNames())
     for (DType type : allTypes()) {
       SourceFile file{"masked.bir", maskedKernel(type)};

@@ -3,7 +3,7 @@
 #include "Commands.h"
 #include "blockc/lowering/Compiler.h"
 #include "blockc/lowering/IsaLowering.h"
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Target.h"
 
 #include <algorithm>
 #include <iostream>

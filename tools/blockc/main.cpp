@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "blockc/targets/IsaLowerings.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -58,6 +59,7 @@ int finishStandardOutput(int exitCode) {
 } // namespace
 
 int main(int argc, char **argv) {
+  blockc::registerIsaLowerings();
   if (argc < 2) {
     printUsage(std::cerr);
     return 1;

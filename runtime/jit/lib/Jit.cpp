@@ -5,6 +5,8 @@
 #include "blockc/jit/HostCompatibility.h"
 #include "blockc/lowering/Emit.h"
 #include "blockc/lowering/IsaLowering.h"
+#include "blockc/riscv/IsaLowering.h"
+#include "blockc/targets/IsaLowerings.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -15,10 +17,10 @@
 
 #include <mutex>
 
-// The compiler writes CoreRequirement bits into objects, the launcher reads
+// The compiler writes CoreRequirements bits into objects, the launcher reads
 // them as BLOCKC_REQUIRES_* bits: this is where both headers meet.
-static_assert(blockc::kRequiresSpacemitIme == BLOCKC_REQUIRES_SPACEMIT_IME,
-              "IsaLowering.h's CoreRequirement and runtime.h's BLOCKC_REQUIRES_* disagree");
+static_assert(blockc::riscv::kRequiresSpacemitIme == BLOCKC_REQUIRES_SPACEMIT_IME,
+              "riscv's kRequiresSpacemitIme and runtime.h's BLOCKC_REQUIRES_* disagree");
 // Where compiled kernels put their scratch, and how the launcher prepares it.
 static_assert(blockc::kMaxStackScratchBytes == BLOCKC_MAX_STACK_SCRATCH_BYTES,
               "Compiler.h's kMaxStackScratchBytes and runtime.h's "
@@ -71,6 +73,7 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
       diags.clear();
     }
   }
+  registerIsaLowerings();
   std::optional<CompiledModule> compiled = compileSource(source, options, EmitKind::Object, diags);
   if (!compiled)
     return nullptr;

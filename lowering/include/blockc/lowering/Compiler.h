@@ -9,7 +9,7 @@
 
 #include "blockc/frontend/Diagnostics.h"
 #include "blockc/frontend/Parser.h"
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Target.h"
 
 #include <cstdint>
 #include <optional>

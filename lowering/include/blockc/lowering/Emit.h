@@ -2,10 +2,12 @@
 #pragma once
 
 #include "blockc/frontend/IR.h"
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Target.h"
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -29,10 +31,12 @@ bool emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine, bool as
                      std::string &out, std::string &error);
 
 /// Fails, naming the symbol, when `object` needs anything but SLEEF, the C
-/// library's memory functions and libm: a compiler-rt helper (such as
+/// library's memory functions, libm, blockc's runtime and `processProvided`
+/// (IsaLowering::processProvidedFunctions): a compiler-rt helper (such as
 /// __truncsfbf2) is provided neither by the JIT, nor by a `.so`'s link, nor by
 /// an AOT user's link with a compiler other than clang.
-bool checkRuntimeSymbols(const std::string &object, const Target &target, std::string &error);
+bool checkRuntimeSymbols(const std::string &object, const Target &target,
+                         const std::vector<std::string_view> &processProvided, std::string &error);
 
 /// The libraries a checked object needs at run time.
 struct RuntimeLibraries {

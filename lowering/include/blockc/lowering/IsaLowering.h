@@ -5,14 +5,16 @@
 // or vscale and RVV's register group), how the last strip of a row is
 // predicated, which element types the vector unit can carry, and which dot
 // strategies it offers, best first. Each ISA folder (targets/x86,
-// targets/aarch64, riscv) implements this interface; makeIsaLowering picks
-// one from Target::arch. Generic lowering names no ISA, intrinsic or feature.
+// targets/aarch64, riscv) implements this interface and sits above lowering;
+// the ISA layer registers each implementation under its Target::arch
+// (blockc::registerIsaLowerings), the way LLVM's targets register themselves.
+// Generic lowering names no ISA, intrinsic or feature.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "blockc/frontend/Types.h"
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Target.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/TypeSize.h"
@@ -76,19 +78,11 @@ struct DotOperands {
 };
 
 /// What a kernel needs of the core that runs it beyond its target's ISA: a
-/// unit only some cores of a chip have. A bit set, recorded in the compiled
-/// kernel (CompiledKernel::coreRequirements, the object's constant
-/// `blockc_core_requirements_NAME`) and honoured by the launcher; the values
-/// are runtime.h's BLOCKC_REQUIRES_* bits.
-enum CoreRequirement : uint64_t {
-  /// The SpacemiT IME (smt.vmadot): on the K1, cores 0-3 only.
-  kRequiresSpacemitIme = 1,
-};
-
-/// The function that kernels compiled with the IME's testing form
-/// (`--dot-strategy=ime-model`) call for each smt.vmadot; the process that
-/// loads them provides it (the QEMU tests' runner does).
-inline constexpr const char *kImeModelFunction = "blockc_ime_vmadot_model";
+/// unit only some cores of a chip have. A bit set of runtime.h's
+/// BLOCKC_REQUIRES_* values, defined by the ISA that emits such code, recorded
+/// in the compiled kernel (CompiledKernel::coreRequirements, the object's
+/// constant `blockc_core_requirements_NAME`) and honoured by the launcher.
+using CoreRequirements = uint64_t;
 
 /// One way of computing a dot: a matrix unit or a register-blocked vector
 /// micro-kernel. Lowering tries an ISA's strategies in order and falls back
@@ -99,8 +93,8 @@ public:
   virtual std::string_view name() const = 0;
   virtual bool accepts(const DotOperands &dot) const = 0;
   virtual void emit(const DotOperands &dot) const = 0;
-  /// CoreRequirement bits a kernel using this strategy carries.
-  virtual uint64_t coreRequirements() const { return 0; }
+  /// The CoreRequirements a kernel using this strategy carries.
+  virtual CoreRequirements coreRequirements() const { return 0; }
   /// Whether the strategy is used only when --dot-strategy names it (a
   /// testing form, such as the IME's software model).
   virtual bool onlyWhenNamed() const { return false; }
@@ -124,6 +118,20 @@ public:
   /// Attributes every kernel function carries beyond the target's CPU and
   /// features (the range of vscale on scalable ISAs).
   virtual void addFunctionAttributes(llvm::Function &fn) const { (void)fn; }
+  /// Whether kernels may write strips with non-temporal stores, which skip
+  /// the cache, and whether such a store needs an address aligned to the
+  /// whole strip.
+  struct NonTemporalStores {
+    bool available = false;
+    bool needStripAlignment = false;
+  };
+  virtual NonTemporalStores nonTemporalStores() const { return {}; }
+  /// Orders the kernel's non-temporal stores before it returns, where the
+  /// ISA's memory model does not (weakly ordered streaming stores).
+  virtual void emitNonTemporalStoreFence(llvm::IRBuilderBase &builder) const { (void)builder; }
+  /// Functions the ISA's code may call that the process loading the kernel
+  /// provides (a unit's software model), beyond SLEEF and the C library.
+  virtual std::vector<std::string_view> processProvidedFunctions() const { return {}; }
   /// The ISA's dot strategies, best first.
   virtual const std::vector<std::unique_ptr<DotStrategy>> &dotStrategies() const {
     return noStrategies_;
@@ -136,7 +144,14 @@ private:
   std::vector<std::unique_ptr<DotStrategy>> noStrategies_;
 };
 
-/// The IsaLowering for `target`'s architecture. `target` must outlive it.
+using IsaLoweringFactory = std::unique_ptr<IsaLowering> (*)(const Target &target);
+
+/// Makes `factory` the IsaLowering of `arch`, replacing any before it.
+void registerIsaLowering(Arch arch, IsaLoweringFactory factory);
+
+/// The IsaLowering registered for `target`'s architecture, or nullptr where
+/// none is (a program that compiles kernels calls registerIsaLowerings()
+/// first). `target` must outlive it.
 std::unique_ptr<IsaLowering> makeIsaLowering(const Target &target);
 
 } // namespace blockc

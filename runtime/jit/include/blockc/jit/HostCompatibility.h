@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Target.h"
 
 #include "llvm/ADT/StringMap.h"
 

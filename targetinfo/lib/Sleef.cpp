@@ -1,5 +1,5 @@
 //===- Sleef.cpp - The SLEEF name table -----------------------------------===//
-#include "blockc/targets/Sleef.h"
+#include "blockc/targetinfo/Sleef.h"
 
 namespace blockc {
 

@@ -1,5 +1,5 @@
 //===- Target.cpp - The target registry -----------------------------------===//
-#include "blockc/targets/Target.h"
+#include "blockc/targetinfo/Target.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
