@@ -2,6 +2,7 @@
 #include "CodeGen.h"
 
 #include "StripDemand.h"
+#include "blockc/lowering/Loops.h"
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
@@ -560,15 +561,10 @@ void KernelCodeGen::emitLoop(llvm::Value *begin, llvm::Value *end,
   b_.SetInsertPoint(loopBody);
   llvm::Value *next = body(iv);
   iv->addIncoming(next, b_.GetInsertBlock());
-  llvm::Instruction *latch = b_.CreateBr(header);
   // Unrolling a strip loop fully would make code size, and compile time, grow
   // with the block size (DESIGN.md, principle 1); a strip is already a full
   // register of work.
-  llvm::MDNode *disable =
-      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
-  llvm::MDNode *loopID = llvm::MDNode::getDistinct(ctx_, {nullptr, disable});
-  loopID->replaceOperandWith(0, loopID);
-  latch->setMetadata(llvm::LLVMContext::MD_loop, loopID);
+  setLoopUnroll(b_.CreateBr(header), 1);
   b_.SetInsertPoint(exit);
 }
 

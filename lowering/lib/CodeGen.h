@@ -70,10 +70,13 @@ public:
   /// Scratch memory a program of this kernel needs: on its thread's stack up
   /// to kMaxStackScratchBytes, else in the thread's scratch arena.
   uint64_t scratchBytes() const { return scratchBytes_; }
-  /// CoreRequirement bits of the dot strategies the kernel uses.
-  uint64_t coreRequirements() const { return coreRequirements_; }
+  /// CoreRequirements of the dot strategies the kernel uses.
+  CoreRequirements coreRequirements() const { return coreRequirements_; }
 
 private:
+  // Offers the strip machinery below to dot strategies (CodeGenDot.cpp).
+  friend class KernelStripLoops;
+
   // --- Structure (CodeGen.cpp) ---
   void emitRegion(const Region &region);
   void emitOp(const Operation &op);
@@ -347,7 +350,7 @@ private:
   bool emittedStreamingStore_ = false;
   uint64_t scratchBytes_ = 0;
   std::vector<llvm::AllocaInst *> scratchBuffers_;
-  uint64_t coreRequirements_ = 0;
+  CoreRequirements coreRequirements_ = 0;
   /// Per-strip memo of evaluated values, keyed by value and coordinates.
   std::map<std::tuple<const Value *, bool, llvm::SmallVector<llvm::Value *, 3>>, llvm::Value *>
       memo_;

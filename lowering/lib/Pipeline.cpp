@@ -19,6 +19,7 @@
 #include "DebugDumper.h"
 #include "blockc/frontend/Printer.h"
 #include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/DotCascade.h"
 #include "blockc/lowering/Emit.h"
 #include "blockc/lowering/Passes.h"
 
@@ -159,16 +160,12 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
   if (!isa)
     return fail("internal error: no ISA lowering is registered for target '" + target.name +
                 "' (a program that compiles kernels calls blockc::registerIsaLowerings() first)");
-  if (!options.dotStrategy.empty() && options.dotStrategy != "generic") {
-    const auto &strategies = isa->dotStrategies();
-    if (std::none_of(strategies.begin(), strategies.end(),
-                     [&](const auto &s) { return s->name() == options.dotStrategy; })) {
-      std::string known;
-      for (const auto &s : strategies)
-        known += std::string(s->name()) + ", ";
-      return fail("--dot-strategy=" + options.dotStrategy + ": target '" + target.name +
-                  "' has no such dot strategy (it has: " + known + "generic)");
-    }
+  if (!options.dotStrategy.empty() && !selectDotStrategy(nullptr, *isa, options.dotStrategy)) {
+    std::string known;
+    for (std::string_view name : dotCascadeNames(*isa))
+      known += (known.empty() ? "" : ", ") + std::string(name);
+    return fail("--dot-strategy=" + options.dotStrategy + ": target '" + target.name +
+                "' has no such dot strategy (it has: " + known + ")");
   }
   CompiledModule result;
   for (size_t i = 0; i < module->functions.size(); ++i) {

@@ -12,6 +12,7 @@
 
 #include "RemoteBackend.h"
 #include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/DotCascade.h"
 #include "blockc/lowering/IsaLowering.h"
 #include "blockc/targets/IsaLowerings.h"
 
@@ -171,16 +172,15 @@ std::optional<std::string> missingDotStrategy(const std::string &name,
   std::string error;
   if (!resolveTarget(options, target, error))
     return error;
-  std::string has;
   registerIsaLowerings();
   std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
-  for (const auto &strategy : isa->dotStrategies()) {
-    if (strategy->name() == name)
-      return std::nullopt;
-    has += " " + std::string(strategy->name());
-  }
+  if (selectDotStrategy(nullptr, *isa, name))
+    return std::nullopt;
+  std::string has;
+  for (std::string_view strategy : dotCascadeNames(*isa))
+    has += " " + std::string(strategy);
   return "dot strategy '" + name + "' not tested: the test target '" + target.name + "' (" +
-         target.cpu + ") lacks the unit it needs; its cascade:" + has + " generic";
+         target.cpu + ") lacks the unit it needs; its cascade:" + has;
 }
 
 std::vector<const char *> dotStrategiesOfTestArchitecture(const std::vector<const char *> &all) {
@@ -191,15 +191,15 @@ std::vector<const char *> dotStrategiesOfTestArchitecture(const std::vector<cons
   if (!lookupTarget(options.target, testTarget, error))
     return all; // every instance then fails, naming the bad target
   auto architecture = [](const Target &t) { return llvm::Triple(t.triple).getArch(); };
-  std::set<std::string, std::less<>> names = {"generic"};
+  std::set<std::string, std::less<>> names;
   for (const std::string &name : targetNames()) {
     Target target;
     if (!lookupTarget(name, target, error) || architecture(target) != architecture(testTarget))
       continue;
     registerIsaLowerings();
     std::unique_ptr<IsaLowering> isa = makeIsaLowering(target);
-    for (const auto &strategy : isa->dotStrategies())
-      names.insert(std::string(strategy->name()));
+    for (std::string_view strategy : dotCascadeNames(*isa))
+      names.insert(std::string(strategy));
   }
   std::vector<const char *> kept;
   for (const char *strategy : all)

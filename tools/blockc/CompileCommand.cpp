@@ -2,6 +2,7 @@
 #include "Arguments.h"
 #include "Commands.h"
 #include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/DotCascade.h"
 #include "blockc/lowering/IsaLowering.h"
 #include "blockc/targetinfo/Target.h"
 
@@ -172,7 +173,7 @@ int runTargets(const std::vector<std::string> &argv) {
     std::unique_ptr<IsaLowering> isa = makeIsaLowering(t);
     for (const std::unique_ptr<DotStrategy> &strategy : isa->dotStrategies())
       std::cout << " " << strategy->name() << (strategy->onlyWhenNamed() ? " (when named)" : "");
-    std::cout << " generic\n";
+    std::cout << " " << genericDotStrategy().name() << "\n";
   }
   return 0;
 }

@@ -1,8 +1,8 @@
 //===- DotKernels.h - Dot strategies shared between ISAs --------*- C++ -*-===//
 //
 // The building blocks of the dot strategies that ISA folders offer: the
-// element conversions every strategy needs on DotOperands' buffers, loops
-// with constant bounds, and the register-blocked FMA micro-kernel, which is
+// element conversions every strategy needs on DotOperands' buffers and the
+// register-blocked FMA micro-kernel, which is
 // the same algorithm on every ISA with fixed-width vectors and differs only
 // in the size of the register file.
 //
@@ -10,6 +10,7 @@
 #pragma once
 
 #include "blockc/lowering/IsaLowering.h"
+#include "blockc/lowering/Loops.h"
 
 #include <functional>
 #include <vector>
@@ -28,34 +29,6 @@ llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from
 /// A constant mask of `lanes` lanes whose first `active` are on: the edge of
 /// a row of constant length.
 llvm::Constant *firstLanesMask(llvm::IRBuilderBase &b, int64_t lanes, int64_t active);
-
-/// Asks LLVM to unroll the loop whose latch is `latch` `count` times, or
-/// (count 1) not at all.
-void setLoopUnroll(llvm::Instruction *latch, unsigned count);
-
-/// A loop body that takes the induction variable and the values carried
-/// into this iteration, and returns the values carried out of it.
-using CarryingBody = std::function<std::vector<llvm::Value *>(
-    llvm::Value *iv, const std::vector<llvm::Value *> &carried)>;
-
-/// `for (iv = begin; iv < end; iv += step) values = body(iv, values)` with an
-/// i64 induction variable and constant bounds, never unrolled; returns the
-/// values after the last iteration (`values` for an empty range).
-std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end,
-                                            int64_t step, std::vector<llvm::Value *> values,
-                                            const CarryingBody &body);
-
-/// `for (iv = begin; iv < end; iv += step) body(iv)` with an i64 induction
-/// variable and constant bounds, never unrolled; nothing is emitted for an
-/// empty range.
-void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
-                      const std::function<void(llvm::Value *)> &body);
-
-/// `for (iv = 0; iv < end; iv = body(iv))` with `end` >= 1: the body runs at
-/// least once and returns the next induction variable (a step known only at
-/// run time, such as a vector length); never unrolled.
-void emitSteppingLoop(llvm::IRBuilderBase &b, int64_t end,
-                      const std::function<llvm::Value *(llvm::Value *)> &body);
 
 /// A vector register file as a micro-kernel sees it.
 struct RegisterFile {

@@ -65,6 +65,8 @@ enum class TailPredication {
   VectorLength,
 };
 
+class StripLoops;
+
 /// A dot C[m, n] = A[m, k] · B[k, n] + C whose operands are row-major
 /// buffers; C holds the accumulator on entry and the result on exit.
 struct DotOperands {
@@ -75,6 +77,9 @@ struct DotOperands {
   /// A 64-byte-aligned scratch buffer of `type` for the program, counted in
   /// the kernel's scratch memory (packed operands).
   std::function<llvm::Value *(llvm::Type *type, const std::string &name)> allocateScratch;
+  /// The kernel's own strips (DotCascade.h), for strategies that compute in
+  /// them.
+  StripLoops *strips = nullptr;
 };
 
 /// What a kernel needs of the core that runs it beyond its target's ISA: a
@@ -86,7 +91,7 @@ using CoreRequirements = uint64_t;
 
 /// One way of computing a dot: a matrix unit or a register-blocked vector
 /// micro-kernel. Lowering tries an ISA's strategies in order and falls back
-/// to its generic path, which accepts every dot.
+/// to the generic strategy, which accepts every dot (DotCascade.h).
 class DotStrategy {
 public:
   virtual ~DotStrategy() = default;
