@@ -2,8 +2,8 @@
 //
 // An empty kernel over a 2^20-program grid, through blockc_launch, beside the
 // same calls from a bare `omp parallel for`: the difference is the launcher's
-// own cost (flat-index decoding, option handling) per program. And what
-// tracing costs, off and on (trace_off, trace_on).
+// own cost (flat-index decoding, option handling, the trace check) per
+// program. And what recording a trace costs.
 //
 //===----------------------------------------------------------------------===//
 #include "BenchSupport.h"
@@ -91,16 +91,11 @@ void smallLaunchArena(benchmark::State &state) {
   smallLaunch(state, kArenaScratchBytes, arenaKernel);
 }
 
-// What tracing costs. `trace_off`: blockc_launch with no trace recording
-// beside the same launcher built without the trace check (bench/CMakeLists.txt,
-// BLOCKC_LAUNCHER_WITHOUT_TRACING), the launcher as it was before tracing: the
-// ratio is what the check costs an untraced launch. `trace_on`: blockc_launch
-// recording a trace in memory beside the same untraced copy: what a trace
-// costs. On a small grid (64 programs) the launch's fixed cost dominates, on
-// a large one (2^20) the per-program cost.
-extern "C" int blockc_untraced_launch(blockc_kernel_fn kernel, void **args, blockc_grid grid,
-                                      const blockc_launch_options *options);
-
+// What tracing costs: blockc_launch recording a trace in memory (trace_on)
+// beside the same launch with no trace recording (trace_off). On a small
+// grid (64 programs) the launch's fixed cost dominates, on a large one (2^20)
+// the per-program cost. What the check costs an untraced launch is part of
+// launcher_2^20's ratio to a bare OpenMP loop.
 using LaunchFunction = int (*)(blockc_kernel_fn, void **, blockc_grid,
                                const blockc_launch_options *);
 
@@ -134,10 +129,6 @@ void traceOn(benchmark::State &state) {
   blockc_trace_stop();
 }
 
-void untraced(benchmark::State &state) {
-  launchRepeatedly(state, blockc_untraced_launch);
-}
-
 void traceArgs(benchmark::internal::Benchmark *b) {
   b->ArgsProduct({{1, 2, 4}, {64, int64_t(1) << 20}})
       ->ArgNames({"threads", "programs"})
@@ -147,10 +138,8 @@ void traceArgs(benchmark::internal::Benchmark *b) {
 
 } // namespace
 
-BENCHMARK(traceOff)->Name("trace_off/blockc")->Apply(traceArgs);
-BENCHMARK(untraced)->Name("trace_off/baseline_before_tracing")->Apply(traceArgs);
-BENCHMARK(traceOn)->Name("trace_on/blockc")->Apply(traceArgs);
-BENCHMARK(untraced)->Name("trace_on/baseline_before_tracing")->Apply(traceArgs);
+BENCHMARK(traceOn)->Name("trace/blockc_tracing")->Apply(traceArgs);
+BENCHMARK(traceOff)->Name("trace/baseline_not_tracing")->Apply(traceArgs);
 BENCHMARK(smallLaunchChecked)
     ->Name("launch_64_programs/blockc")
     ->Apply(blockc::bench::threadArgs)

@@ -9,9 +9,6 @@
 #include "Errors.h"
 #include "Kernel.h"
 
-// Private to runtime/jit: the one place that decides where the cache lives.
-#include "KernelCache.h"
-
 #include <memory>
 #include <optional>
 #include <pybind11/stl.h>
@@ -125,7 +122,7 @@ the file cannot be created.)");
       },
       "Writes the trace to its file and stops recording.");
   m.def(
-      "cache_dir", [] { return KernelCache().dir(); },
+      "cache_dir", [] { return kernelCacheDirectory(); },
       "The folder of the JIT's disk cache of compiled kernels, as the JIT decides it\n"
       "now: BLOCKC_CACHE_DIR, else $XDG_CACHE_HOME/blockc, else ~/.cache/blockc; ''\n"
       "when BLOCKC_CACHE_DIR=off disables the cache.");

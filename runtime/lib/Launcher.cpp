@@ -9,15 +9,6 @@
 // choice is made once per launch.
 //
 //===----------------------------------------------------------------------===//
-// bench/LauncherBench.cpp builds this file a second time without the trace
-// check, under names of its own, to compare a launch before and after tracing
-// in one process.
-#ifdef BLOCKC_LAUNCHER_WITHOUT_TRACING
-#define blockc_launch blockc_untraced_launch
-#define blockc_launch_with_stack blockc_untraced_launch_with_stack
-#define blockc_launch_kernel blockc_untraced_launch_kernel
-#endif
-
 #include "CoreRequirements.h"
 #include "GridOrder.h"
 #include "LastError.h"
@@ -285,7 +276,6 @@ int countPrograms(const blockc_grid &grid, int64_t &programs) {
   return BLOCKC_SUCCESS;
 }
 
-#ifndef BLOCKC_LAUNCHER_WITHOUT_TRACING
 /// Out of line, so that an untraced launch pays only for the check.
 __attribute__((noinline)) int runTraced(Launch &launch, const blockc_grid &grid) {
   LaunchTrace trace;
@@ -297,7 +287,6 @@ __attribute__((noinline)) int runTraced(Launch &launch, const blockc_grid &grid)
   trace.end(status);
   return status;
 }
-#endif
 
 } // namespace
 
@@ -353,10 +342,8 @@ extern "C" int blockc_launch_kernel(blockc_kernel_fn kernel, void **args, blockc
     return status;
   Launch launch{kernel,   args,       int32_t(grid.x),     int32_t(grid.y), int32_t(grid.z),
                 programs, *effective, known.scratch_bytes, known.name,      nullptr};
-#ifndef BLOCKC_LAUNCHER_WITHOUT_TRACING
   if (__builtin_expect(traceMayBeOn(), 0))
     return runTraced(launch, grid);
-#endif
   if (programs == 0)
     return succeed();
   return runInOrder(launch);

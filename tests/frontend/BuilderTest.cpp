@@ -108,3 +108,29 @@ TEST(Verifier, RejectsWrongResultType) {
   EXPECT_EQ(diags.diagnostic().message,
             "'arange' has result types (i32[4]), but its operands give (i32[8])");
 }
+
+// Functions that return values and the grid's size: what Triton's helper
+// functions and tl.num_programs become when a frontend builds them in C++.
+TEST(Builder, FunctionReturnsAndGridSizeRoundTrip) {
+  Module m;
+  Builder b(m);
+  Function &twice = b.createFunction("twice", {{"x", kI32}}, {kI32});
+  Value *x = twice.body.args[0].get();
+  b.ret({b.add(x, x)});
+  Function &kernel = b.createKernel("k", {{"out", Type::pointer(ScalarKind::I32)}});
+  Value *out = kernel.body.args[0].get();
+  std::vector<Value *> doubled = b.call(twice, {b.numPrograms(1)});
+  ASSERT_EQ(doubled.size(), 1u);
+  b.store(b.addPtr(out, b.programId(0)), doubled[0], nullptr);
+  ASSERT_FALSE(b.diagnostics().hasError()) << b.diagnostics().diagnostic().message;
+
+  DiagnosticEngine diags;
+  ASSERT_TRUE(verifyModule(m, diags)) << diags.diagnostic().message;
+  std::string text = printModule(m);
+  EXPECT_NE(text.find("num_programs 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("return %"), std::string::npos) << text;
+  SourceFile file{"built.bir", text};
+  std::unique_ptr<Module> parsed = parseModule(file, {}, diags);
+  ASSERT_TRUE(parsed) << formatDiagnostic(diags.diagnostic(), &file);
+  EXPECT_EQ(printModule(*parsed), text);
+}

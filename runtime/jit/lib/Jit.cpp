@@ -149,4 +149,8 @@ std::unique_ptr<JitModule> JitModule::link(const Module &module, const std::stri
   return result;
 }
 
+std::string kernelCacheDirectory() {
+  return KernelCache().dir();
+}
+
 } // namespace blockc

@@ -66,4 +66,9 @@ private:
   std::vector<JitKernel> kernels_;
 };
 
+/// The folder of the JIT's disk cache as the JIT decides it now:
+/// BLOCKC_CACHE_DIR, else $XDG_CACHE_HOME/blockc, else ~/.cache/blockc; empty
+/// when BLOCKC_CACHE_DIR=off disables the cache.
+std::string kernelCacheDirectory();
+
 } // namespace blockc
