@@ -8,14 +8,14 @@
 // under an active-lane mask, or, on ISAs that strip-mine by vector length,
 // every strip sets its own length.
 //
-// Virtual values (see FusionPlan.h) are evaluated per strip by eval(), which
+// Virtual values (see FuseElementwise.h) are evaluated per strip by eval(), which
 // recurses through their defining ops, so a fused chain is one loop body.
 // Materialized values live in 64-byte-aligned scratch allocas.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "FusionPlan.h"
+#include "FuseElementwise.h"
 #include "blockc/frontend/IR.h"
 #include "blockc/lowering/Compiler.h"
 #include "blockc/lowering/IsaLowering.h"

@@ -36,13 +36,13 @@ std::optional<DebugDumper> DebugDumper::open(const CompileOptions &options, std:
   return dumper;
 }
 
-bool DebugDumper::printRequested(const std::string &name) const {
+bool DebugDumper::printRequested(std::string_view name) const {
   return std::find(printAfter_.begin(), printAfter_.end(), name) != printAfter_.end() ||
          std::find(printAfter_.begin(), printAfter_.end(), "all") != printAfter_.end();
 }
 
-bool DebugDumper::wants(const std::string &name, int level) const {
-  return level_ >= level || !dumpDir_.empty() || printRequested(name);
+bool DebugDumper::wants(const Stage &stage) const {
+  return level_ >= debugLevelOf(stage.output) || !dumpDir_.empty() || printRequested(stage.name);
 }
 
 bool DebugDumper::write(const std::string &file, const std::string &text, std::string &error) {
@@ -61,24 +61,27 @@ bool DebugDumper::write(const std::string &file, const std::string &text, std::s
   return true;
 }
 
-bool DebugDumper::afterPass(const std::string &pass, const Module &module, bool changed,
+bool DebugDumper::afterPass(const Stage &stage, const Module &module, bool changed,
                             std::string &error) {
-  if (!wants(pass, 1))
+  if (!wants(stage))
     return true;
-  std::string text =
-      "// ----- after " + pass + (changed ? "" : " (no change)") + " -----\n" + printModule(module);
-  if (level_ >= 1 || printRequested(pass))
-    std::cerr << text;
-  return write(pass + ".bir", text, error);
+  std::string name(stage.name);
+  return show(stage, "// ----- after " + name + (changed ? "" : " (no change)") + " -----\n",
+              printModule(module), error);
 }
 
-bool DebugDumper::afterStage(const std::string &name, const std::string &file,
-                             const std::string &text, int level, std::string &error) {
-  if (!wants(name, level))
+bool DebugDumper::afterStage(const Stage &stage, const std::string &text, std::string &error) {
+  if (!wants(stage))
     return true;
-  if (level_ >= level || printRequested(name))
-    std::cerr << "// ----- after " << name << " -----\n" << text;
-  return write(file, text, error);
+  return show(stage, "// ----- after " + std::string(stage.name) + " -----\n", text, error);
+}
+
+bool DebugDumper::show(const Stage &stage, const std::string &header, const std::string &text,
+                       std::string &error) {
+  if (level_ >= debugLevelOf(stage.output) || printRequested(stage.name))
+    std::cerr << header << text;
+  return write(std::string(stage.name) + std::string(dumpExtensionOf(stage.output)),
+               stage.output == StageOutput::BlockIR ? header + text : text, error);
 }
 
 } // namespace blockc

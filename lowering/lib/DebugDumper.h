@@ -10,6 +10,7 @@
 
 #include "blockc/frontend/IR.h"
 #include "blockc/lowering/Compiler.h"
+#include "blockc/lowering/Stages.h"
 
 #include <optional>
 #include <string>
@@ -25,18 +26,20 @@ public:
   /// BLOCKC_DEBUG's level; 0 when unset.
   static int levelFromEnvironment();
 
-  /// Whether stage `name`, shown on stderr from BLOCKC_DEBUG level `level`,
-  /// would be shown anywhere: callers skip printing IR nobody reads.
-  bool wants(const std::string &name, int level) const;
-  /// Block IR after pass `pass`; `changed` is false when it left it as it was.
-  bool afterPass(const std::string &pass, const Module &module, bool changed, std::string &error);
-  /// Any other stage's text, written to `file` in the dump folder.
-  bool afterStage(const std::string &name, const std::string &file, const std::string &text,
-                  int level, std::string &error);
+  /// Whether `stage`'s output would be shown anywhere: callers skip printing
+  /// IR nobody reads.
+  bool wants(const Stage &stage) const;
+  /// Block IR after the pass of `stage`; `changed` is false when it left the
+  /// module as it was.
+  bool afterPass(const Stage &stage, const Module &module, bool changed, std::string &error);
+  /// Any other stage's text.
+  bool afterStage(const Stage &stage, const std::string &text, std::string &error);
 
 private:
   DebugDumper() = default;
-  bool printRequested(const std::string &name) const;
+  bool printRequested(std::string_view name) const;
+  bool show(const Stage &stage, const std::string &header, const std::string &text,
+            std::string &error);
   bool write(const std::string &file, const std::string &text, std::string &error);
 
   int level_ = 0;

@@ -1,18 +1,9 @@
 //===- Pipeline.cpp - The whole compiler, top to bottom, a line a stage ---===//
 //
-//   parse + bind constexprs + verify     SpecializeConstexprs (frontend)
-//   InlineCalls                          helper functions into kernels
-//   FoldConstants                        scalar integer arithmetic on constants
-//   SimplifyMasks                        masks true in every lane disappear
-//   FoldConstants                        what SimplifyMasks exposed
-//   CanonicalizePointers                 carried pointer tiles as scalar bases
-//   FuseElementwise                      which block values live in scratch
-//   GenerateLLVM                         strip loops, SLEEF, for a Target
-//   OptimizeLLVM                         LLVM's O3, vectorizers off
-//   EmitMachineCode                      assembly or an object, emitted once
-//
-// Each stage is followed by its dump; `--print-after` accepts every name in
-// the right-hand column.
+// compileSource parses (SpecializeConstexprs), runs the Block IR passes of
+// kBlockIRPasses in order, plans each kernel's fusion (FuseElementwise),
+// generates and optimizes LLVM IR and emits machine code. Each stage is
+// followed by its dump; the stages and their names are Stages.h's.
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen.h"
@@ -35,12 +26,49 @@
 
 namespace blockc {
 
+const std::vector<Stage> &pipelineStages() {
+  static const std::vector<Stage> stages = {
+      stage::SpecializeConstexprs, stage::InlineCalls,          stage::FoldConstants,
+      stage::SimplifyMasks,        stage::CanonicalizePointers, stage::FuseElementwise,
+      stage::GenerateLLVM,         stage::OptimizeLLVM,         stage::EmitMachineCode};
+  return stages;
+}
+
 const std::vector<std::string> &stageNames() {
-  static const std::vector<std::string> names = {
-      "SpecializeConstexprs", "InlineCalls",          "FoldConstants",
-      "SimplifyMasks",        "CanonicalizePointers", "FuseElementwise",
-      "GenerateLLVM",         "OptimizeLLVM",         "EmitMachineCode"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const Stage &s : pipelineStages())
+      all.emplace_back(s.name);
+    return all;
+  }();
   return names;
+}
+
+int debugLevelOf(StageOutput output) {
+  switch (output) {
+  case StageOutput::BlockIR:
+  case StageOutput::FusionPlan:
+    return 1;
+  case StageOutput::LLVMIR:
+    return 2;
+  case StageOutput::Assembly:
+    return 3;
+  }
+  return 3;
+}
+
+std::string_view dumpExtensionOf(StageOutput output) {
+  switch (output) {
+  case StageOutput::BlockIR:
+    return ".bir";
+  case StageOutput::FusionPlan:
+    return ".txt";
+  case StageOutput::LLVMIR:
+    return ".ll";
+  case StageOutput::Assembly:
+    return ".s";
+  }
+  return ".txt";
 }
 
 bool wantsDebugOutput(const CompileOptions &options) {
@@ -58,7 +86,8 @@ std::string printLLVM(const llvm::Module &module) {
 }
 
 /// Drops the kernels `wanted` does not name (all are kept when it is empty),
-/// so that one kernel's code generation errors never stop another's.
+/// so that one kernel's code generation errors never stop another's; helper
+/// functions stay for InlineCalls.
 bool selectKernels(Module &module, const std::vector<std::string> &wanted, std::string &error) {
   if (wanted.empty())
     return true;
@@ -76,7 +105,7 @@ bool selectKernels(Module &module, const std::vector<std::string> &wanted, std::
     }
   }
   llvm::erase_if(module.functions, [&](const auto &fn) {
-    return std::find(wanted.begin(), wanted.end(), fn->name) == wanted.end();
+    return fn->isKernel && std::find(wanted.begin(), wanted.end(), fn->name) == wanted.end();
   });
   return true;
 }
@@ -107,6 +136,26 @@ const Value *findUnsupportedElement(const Region &region, const IsaLowering &isa
   return nullptr;
 }
 
+/// A Block IR -> Block IR pass: its stage and its entry function, which
+/// returns whether it changed the module.
+struct BlockIRPass {
+  const Stage &stage;
+  bool (*run)(Module &module, const CompileOptions &options);
+};
+
+/// The passes after parsing, in the order they run.
+const BlockIRPass kBlockIRPasses[] = {
+    {stage::InlineCalls, [](Module &m, const CompileOptions &) { return inlineCalls(m); }},
+    {stage::FoldConstants, [](Module &m, const CompileOptions &) { return foldConstants(m); }},
+    {stage::SimplifyMasks, [](Module &m, const CompileOptions &) { return simplifyMasks(m); }},
+    // What SimplifyMasks decided, folded.
+    {stage::FoldConstants, [](Module &m, const CompileOptions &) { return foldConstants(m); }},
+    {stage::CanonicalizePointers,
+     [](Module &m, const CompileOptions &options) {
+       return options.canonicalizePointers && canonicalizePointers(m);
+     }},
+};
+
 } // namespace
 
 std::optional<CompiledModule> compileSource(const SourceFile &source, const CompileOptions &options,
@@ -122,31 +171,27 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
   std::optional<DebugDumper> dumper = DebugDumper::open(options, error);
   if (!dumper)
     return fail(error);
-  auto pass = [&](const char *name, Module &m, bool changed) {
-    return dumper->afterPass(name, m, changed, error);
-  };
 
   std::unique_ptr<Module> module = parseModule(source, options.defines, diags);
   if (!module)
     return std::nullopt;
-  if (!pass("SpecializeConstexprs", *module, true) ||
-      !pass("InlineCalls", *module, inlineCalls(*module)) ||
-      !selectKernels(*module, options.kernels, error) ||
-      !pass("FoldConstants", *module, foldConstants(*module)) ||
-      !pass("SimplifyMasks", *module, simplifyMasks(*module)) ||
-      !pass("FoldConstants", *module, foldConstants(*module)) ||
-      !pass("CanonicalizePointers", *module,
-            options.canonicalizePointers && canonicalizePointers(*module)))
+  // Before the passes, so that no kernel left out is worked on; helper
+  // functions stay until InlineCalls has used them.
+  if (!selectKernels(*module, options.kernels, error) ||
+      !dumper->afterPass(stage::SpecializeConstexprs, *module, true, error))
     return fail(error);
+  for (const BlockIRPass &pass : kBlockIRPasses)
+    if (!dumper->afterPass(pass.stage, *module, pass.run(*module, options), error))
+      return fail(error);
 
   std::vector<FusionPlan> plans;
   std::string planText;
   for (auto &fn : module->functions) {
     plans.push_back(fuseElementwise(*fn));
-    if (dumper->wants("FuseElementwise", 1))
+    if (dumper->wants(stage::FuseElementwise))
       planText += "kernel @" + fn->name + "\n" + describeFusionPlan(*fn, plans.back());
   }
-  if (!dumper->afterStage("FuseElementwise", "FuseElementwise.txt", planText, 1, error))
+  if (!dumper->afterStage(stage::FuseElementwise, planText, error))
     return fail(error);
 
   std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
@@ -184,18 +229,18 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
   llvm::raw_string_ostream brokenStream(broken);
   if (llvm::verifyModule(llvmModule, &brokenStream))
     return fail("internal error: blockc generated invalid LLVM IR (please report it):\n" + broken);
-  if (dumper->wants("GenerateLLVM", 2) &&
-      !dumper->afterStage("GenerateLLVM", "GenerateLLVM.ll", printLLVM(llvmModule), 2, error))
+  if (dumper->wants(stage::GenerateLLVM) &&
+      !dumper->afterStage(stage::GenerateLLVM, printLLVM(llvmModule), error))
     return fail(error);
 
   optimizeModule(llvmModule, *machine);
-  if (dumper->wants("OptimizeLLVM", 2) &&
-      !dumper->afterStage("OptimizeLLVM", "OptimizeLLVM.ll", printLLVM(llvmModule), 2, error))
+  if (dumper->wants(stage::OptimizeLLVM) &&
+      !dumper->afterStage(stage::OptimizeLLVM, printLLVM(llvmModule), error))
     return fail(error);
 
   // LLVM does not support running code generation twice on one module: an
   // assembly dump beside an object is emitted from a clone.
-  bool dumpAssembly = dumper->wants("EmitMachineCode", 3);
+  bool dumpAssembly = dumper->wants(stage::EmitMachineCode);
   std::string assembly;
   if (kind == EmitKind::LLVMIR) {
     result.bytes = printLLVM(llvmModule);
@@ -213,8 +258,7 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
         !checkRuntimeSymbols(result.bytes, target, isa->processProvidedFunctions(), error))
       return fail(error);
   }
-  if (dumpAssembly &&
-      !dumper->afterStage("EmitMachineCode", "EmitMachineCode.s", assembly, 3, error))
+  if (dumpAssembly && !dumper->afterStage(stage::EmitMachineCode, assembly, error))
     return fail(error);
   return result;
 }

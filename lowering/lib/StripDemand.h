@@ -1,7 +1,7 @@
 //===- StripDemand.h - What a kernel asks of its strips ---------*- C++ -*-===//
 #pragma once
 
-#include "FusionPlan.h"
+#include "FuseElementwise.h"
 #include "blockc/lowering/IsaLowering.h"
 
 namespace blockc {

@@ -1,7 +1,7 @@
 //===- StripGroups.h - Multi-output fusion of shared values -----*- C++ -*-===//
 #pragma once
 
-#include "FusionPlan.h"
+#include "FuseElementwise.h"
 
 #include <string>
 

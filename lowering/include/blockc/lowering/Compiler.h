@@ -9,6 +9,7 @@
 
 #include "blockc/frontend/Diagnostics.h"
 #include "blockc/frontend/Parser.h"
+#include "blockc/lowering/Stages.h"
 #include "blockc/targetinfo/Target.h"
 
 #include <cstdint>
@@ -108,9 +109,6 @@ bool compileToFile(const SourceFile &source, const CompileOptions &options, Emit
 
 /// The target `options` name, with its feature changes applied.
 bool resolveTarget(const CompileOptions &options, Target &target, std::string &error);
-
-/// The names `--print-after` accepts, in pipeline order.
-const std::vector<std::string> &stageNames();
 
 /// Whether a compile with `options` prints or writes anything besides its
 /// output (printAfter, dumpDir or BLOCKC_DEBUG): such a compile must run even

@@ -1,4 +1,4 @@
-//===- FusionPlan.cpp - The FuseElementwise pass --------------------------===//
+//===- FuseElementwise.cpp - Which block values live in scratch -----------===//
 //
 // Two steps. The first decides each value on its own: virtual when its one
 // consumer can recompute it, materialized when it must live in memory. Values
@@ -10,7 +10,7 @@
 // materialized after all.
 //
 //===----------------------------------------------------------------------===//
-#include "FusionPlan.h"
+#include "FuseElementwise.h"
 
 #include "StripGroups.h"
 #include "blockc/frontend/IRUtils.h"

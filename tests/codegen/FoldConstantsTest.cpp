@@ -63,11 +63,11 @@ std::vector<std::pair<Literal, Literal>> operandPairs(int bits) {
           {three, minus7}, {lowest, three}, {hundred, hundred}, {two, ones}};
 }
 
-class ConstantFoldingTest : public testing::TestWithParam<DType> {};
+class FoldConstantsTest : public testing::TestWithParam<DType> {};
 
 // One kernel per operand pair: every op on two scalar consts and on two splat
 // blocks of the same values, each result to its own slot.
-TEST_P(ConstantFoldingTest, MatchesRunTimeSemantics) {
+TEST_P(FoldConstantsTest, MatchesRunTimeSemantics) {
   DType t = GetParam();
   const char *ty = typeName(t);
   int bits = bitsOf(t);
@@ -134,7 +134,7 @@ TEST_P(ConstantFoldingTest, MatchesRunTimeSemantics) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ints, ConstantFoldingTest,
+INSTANTIATE_TEST_SUITE_P(Ints, FoldConstantsTest,
                          testing::Values(DType::I8, DType::I16, DType::I32, DType::I64),
                          [](const testing::TestParamInfo<DType> &info) {
                            return std::string(typeName(info.param));

@@ -1,4 +1,4 @@
-//===- FusionPlan.h - Which block values live in scratch memory -*- C++ -*-===//
+//===- FuseElementwise.h - Which block values live in scratch -*- C++ -*-===//
 //
 // Elementwise fusion, decided once per kernel. A block value is either
 // *virtual*: never stored, its strips recomputed in registers inside each

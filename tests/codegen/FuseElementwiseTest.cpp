@@ -1,4 +1,4 @@
-// Multi-output fusion (FusionPlan.h): a value read by several consumers of
+// Multi-output fusion (FuseElementwise.h): a value read by several consumers of
 // different kinds (stores, reductions, other elementwise chains, carried values)
 // is computed once per strip in one loop that feeds them all. These kernels run
 // every fused form, and two that must not fuse, against plain C++.
@@ -44,7 +44,7 @@ kernel @store_and_sum(%x: ptr<f32>, %y: ptr<f32>, %sum: ptr<f32>, %n: i32) {
 }
 )";
 
-TEST(Fusion, StoreAndReduction) {
+TEST(FuseElementwise, StoreAndReduction) {
   auto module = compileOrFail(kStoreAndSum);
   ASSERT_TRUE(module);
   for (int32_t n : {1, 17, 64, 99, 100}) {
@@ -83,7 +83,7 @@ kernel @three(%x: ptr<f32>, %y: ptr<f32>, %z: ptr<f32>, %max: ptr<f32>) {
 }
 )";
 
-TEST(Fusion, StoreChainAndReduction) {
+TEST(FuseElementwise, StoreChainAndReduction) {
   auto module = compileOrFail(kThreeConsumers);
   ASSERT_TRUE(module);
   std::vector<float> x = squares(100, 3), y(100), z(100), mx(1);
@@ -131,7 +131,7 @@ kernel @four(%x: ptr<f32>, %y: ptr<f32>, %z: ptr<f32>, %acc_out: ptr<f32>,
 }
 )";
 
-TEST(Fusion, FourKindsInALoop) {
+TEST(FuseElementwise, FourKindsInALoop) {
   auto module = compileOrFail(kFourConsumers);
   ASSERT_TRUE(module);
   for (int32_t n : {37, 100})
@@ -187,7 +187,7 @@ kernel @row_sums(%x: ptr<f32>, %y: ptr<f32>, %sums: ptr<f32>) {
 }
 )";
 
-TEST(Fusion, RowsOfA2DGroup) {
+TEST(FuseElementwise, RowsOfA2DGroup) {
   auto module = compileOrFail(kRowSums);
   ASSERT_TRUE(module);
   std::vector<float> x = squares(320, 5), y(320), sums(8);
@@ -217,7 +217,7 @@ kernel @in_place(%p: ptr<f32>, %sum: ptr<f32>) {
 }
 )";
 
-TEST(Fusion, InPlaceUpdate) {
+TEST(FuseElementwise, InPlaceUpdate) {
   auto module = compileOrFail(kInPlace);
   ASSERT_TRUE(module);
   std::vector<float> p = squares(100, 11), sum(1);
@@ -260,7 +260,7 @@ kernel @needs_the_sum(%x: ptr<f32>, %y: ptr<f32>) {
 }
 )";
 
-TEST(Fusion, DependentConsumersKeepTheirOrder) {
+TEST(FuseElementwise, DependentConsumersKeepTheirOrder) {
   auto module = compileOrFail(kMustNotFuse);
   ASSERT_TRUE(module);
   std::vector<float> x = squares(64, 2), y(64, kUntouched), z(64, kUntouched);
