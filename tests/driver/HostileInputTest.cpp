@@ -25,6 +25,19 @@ std::string quote(const fs::path &path) {
   return "'" + path.string() + "'";
 }
 
+/// `ENV blockc ARGS` with files limited to `bytes`. prlimit counts bytes,
+/// where a shell's `ulimit -f` counts blocks of 512 (dash) or 1024 (bash).
+/// SIGXFSZ is ignored, so that a write past the limit fails with EFBIG rather
+/// than killing blockc. At least 1 KiB: the OpenMP runtime sizes a 1 KiB
+/// registration file in /dev/shm, and leaves one it cannot size empty, for a
+/// later process given the same pid to die of SIGBUS reading it.
+std::string blockcWithFileSizeLimit(uint64_t bytes, const std::string &env,
+                                    const std::string &args) {
+  EXPECT_GE(bytes, 1024u);
+  return "trap '' XFSZ; " + env + " prlimit --fsize=" + std::to_string(bytes) + " '" +
+         BLOCKC_BINARY + "' " + args;
+}
+
 std::string runVectorAdd(const std::string &extra = "") {
   return "run " + kVectorAdd +
          " -D BLOCK=256 --grid 4 --arg a=1000xf32=random --arg b=1000xf32=random "
@@ -154,10 +167,9 @@ TEST(HostileInput, FailedWriteLeavesThePreviousOutputWhole) {
               0)
         << emit;
     std::string before = slurp(out.string());
-    // A 1 KiB file-size limit makes the write fail (EFBIG; SIGXFSZ ignored so
-    // that the write returns the error rather than killing the process).
-    ProcessResult r = runCommand("trap '' XFSZ; ulimit -f 1; '" BLOCKC_BINARY "' compile " +
-                                 kVectorAdd + " -D BLOCK=512 --emit=" + emit + " -o " + quote(out));
+    // A 1 KiB file-size limit makes the write fail.
+    ProcessResult r = runCommand(blockcWithFileSizeLimit(
+        1024, "", "compile " + kVectorAdd + " -D BLOCK=512 --emit=" + emit + " -o " + quote(out)));
     if (before.size() <= 1024)
       continue; // fits the limit: nothing to fail
     ++failedWrites;
@@ -233,14 +245,13 @@ TEST(HostileInput, DamagedCacheEntryIsRecompiledWithAWarning) {
 
 TEST(HostileInput, CacheWriteThatFailsLeavesNoEntry) {
   fs::path cache = freshDir("failed_cache_write");
-  // An entry of a few KiB sits in the stream's buffer until the close: the
-  // old cache checked the stream before it, and renamed an empty entry into
-  // place on a full disk (here: a 1 KiB file-size limit, which the OpenMP
-  // runtime's 1 KiB registration file in /dev/shm still fits; at 0 it would
-  // leave that file empty, and a later process given the same pid would die
-  // of SIGBUS reading it).
-  std::string run = "BLOCKC_CACHE_DIR=" + quote(cache) + " '" BLOCKC_BINARY "' " + runVectorAdd();
-  runCommand("trap '' XFSZ; ulimit -f 1; " + run);
+  // An entry of a few KiB (vector_add's is 1264 bytes) sits in the stream's
+  // buffer until the close: the old cache checked the stream before it, and
+  // renamed an empty entry into place on a full disk (here: a 1 KiB
+  // file-size limit).
+  std::string env = "BLOCKC_CACHE_DIR=" + quote(cache);
+  runCommand(blockcWithFileSizeLimit(1024, env, runVectorAdd()));
+  std::string run = env + " '" BLOCKC_BINARY "' " + runVectorAdd();
   for (const auto &e : fs::directory_iterator(cache))
     ADD_FAILURE() << "left in the cache: " << e.path() << " (" << fs::file_size(e.path())
                   << " bytes)";
