@@ -9,50 +9,47 @@ namespace blockc {
 /// element loads none.
 class KernelStripLoops final : public StripLoops {
 public:
-  explicit KernelStripLoops(KernelCodeGen &codegen) : cg_(codegen) {}
+  explicit KernelStripLoops(StripEmitter &strips) : strips_(strips) {}
 
   void forEachStripOfRow(int64_t length,
                          const std::function<void(llvm::Value *, bool)> &body) override {
-    cg_.forEachStripOfRow(length, [&](llvm::Value *column, bool vector) {
+    strips_.forEachStripOfRow(length, [&](llvm::Value *column, bool vector) {
       llvm::Value *outer = stripMask_;
-      stripMask_ = cg_.tailMask_;
+      stripMask_ = strips_.tailMask();
       body(column, vector);
-      cg_.tailMask_ = stripMask_;
+      strips_.setTailMask(stripMask_);
       stripMask_ = outer;
     });
   }
 
   void countedLoop(int64_t begin, int64_t end,
                    const std::function<void(llvm::Value *)> &body) override {
-    cg_.emitCountedLoop(cg_.i64(begin), cg_.i64(end), cg_.i64(1), body);
+    strips_.emitCountedLoop(strips_.i64(begin), strips_.i64(end), strips_.i64(1), body);
   }
 
   llvm::Value *load(llvm::Value *buffer, const Type &type, llvm::Value *row, llvm::Value *column,
                     bool vector, const Type &to) override {
-    llvm::Value *saved = cg_.tailMask_;
-    cg_.tailMask_ = vector ? stripMask_ : nullptr;
-    llvm::Value *value = cg_.loadBuffer(buffer, type, {row, column}, vector);
-    cg_.tailMask_ = saved;
-    return cg_.convert(value, type.elementType(), to, false);
+    llvm::Value *saved = strips_.tailMask();
+    strips_.setTailMask(vector ? stripMask_ : nullptr);
+    llvm::Value *value = strips_.loadBuffer(buffer, type, {row, column}, vector);
+    strips_.setTailMask(saved);
+    return strips_.convert(value, type.elementType(), to, false);
   }
 
   void store(llvm::Value *buffer, const Type &type, llvm::Value *row, llvm::Value *column,
              llvm::Value *value, bool vector) override {
-    cg_.storeBuffer(buffer, type, {row, column}, value, vector);
+    strips_.storeBuffer(buffer, type, {row, column}, value, vector);
   }
 
-  llvm::Type *scalarType(const Type &element) override { return cg_.elementType(element); }
+  llvm::Type *scalarType(const Type &element) override { return strips_.elementType(element); }
   llvm::Type *stripType(const Type &element) override {
-    return cg_.vectorOf(cg_.elementType(element));
+    return strips_.vectorOf(strips_.elementType(element));
   }
-  llvm::Value *splat(llvm::Value *scalar) override { return cg_.splat(scalar); }
-  llvm::Value *entrySlot(llvm::Type *type) override {
-    llvm::IRBuilder<> entry(cg_.allocaBlock_, cg_.allocaBlock_->begin());
-    return entry.CreateAlloca(type);
-  }
+  llvm::Value *splat(llvm::Value *scalar) override { return strips_.splat(scalar); }
+  llvm::Value *entrySlot(llvm::Type *type) override { return strips_.entrySlot(type); }
 
 private:
-  KernelCodeGen &cg_;
+  StripEmitter &strips_;
   llvm::Value *stripMask_ = nullptr;
 };
 
@@ -73,7 +70,7 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
       m,
       n,
       k,
-      [&](llvm::Type *type, const std::string &name) { return allocaScratch(type, name); },
+      [&](llvm::Type *type, const std::string &name) { return scratch_->allocate(type, name); },
       &strips};
   const DotStrategy &strategy = *selectDotStrategy(&operands, isa_, options_.dotStrategy);
   coreRequirements_ |= strategy.coreRequirements();

@@ -6,39 +6,6 @@
 
 namespace blockc {
 
-llvm::Value *KernelCodeGen::linearIndex(const Shape &shape, const Coords &coords) {
-  llvm::Value *index = i64(0);
-  int64_t stride = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    if (shape[d] != 1)
-      index = b_.CreateAdd(index, b_.CreateMul(coords[d], i64(stride)));
-    stride *= shape[d];
-  }
-  return index;
-}
-
-llvm::Value *KernelCodeGen::loadBuffer(llvm::Value *buffer, const Type &type, const Coords &coords,
-                                       bool vector) {
-  llvm::Type *memTy = memoryType(type);
-  llvm::Value *ptr = b_.CreateGEP(memTy, buffer, linearIndex(type.shape(), coords));
-  llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
-  llvm::Value *value = vector ? loadStrip(vectorOf(memTy), ptr, align, tailMask_, nullptr)
-                              : b_.CreateAlignedLoad(memTy, ptr, align);
-  return fromMemory(value, type);
-}
-
-void KernelCodeGen::storeBuffer(llvm::Value *buffer, const Type &type, const Coords &coords,
-                                llvm::Value *value, bool vector) {
-  llvm::Type *memTy = memoryType(type);
-  value = toMemory(value, type);
-  llvm::Value *ptr = b_.CreateGEP(memTy, buffer, linearIndex(type.shape(), coords));
-  llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
-  if (vector)
-    storeStrip(value, ptr, align, tailMask_);
-  else
-    b_.CreateAlignedStore(value, ptr, align);
-}
-
 llvm::Value *KernelCodeGen::eval(const Value *v, const Coords &coords, bool vector) {
   if (v->type().isScalar()) {
     llvm::Value *s = scalars_.at(v);
@@ -85,8 +52,8 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
   llvm::Value *passthru = llvm::Constant::getNullValue(loadTy);
   if (op.hasOther)
     passthru = toMemory(evalOperand(op, 2, coords, vector), resultType);
-  if (options_.checkBounds)
-    checkAccess(op, evalOperand(op, 0, coords, vector), mask);
+  if (bounds_)
+    bounds_->check(op, evalOperand(op, 0, coords, vector), mask);
   llvm::Value *value;
   if (!vector) {
     llvm::Value *ptr = evalOperand(op, 0, coords, false);

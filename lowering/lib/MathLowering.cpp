@@ -8,7 +8,7 @@
 // intrinsics, which the backend turns into libm calls.
 //
 //===----------------------------------------------------------------------===//
-#include "CodeGen.h"
+#include "StripEmitter.h"
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
@@ -69,8 +69,8 @@ std::optional<MathFn> sleefFunction(OpKind kind) {
   }
 }
 
-llvm::Value *KernelCodeGen::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args,
-                                      ScalarKind elem) {
+llvm::Value *StripEmitter::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args,
+                                     ScalarKind elem) {
   llvm::Type *type = args[0]->getType();
   auto *vecTy = llvm::dyn_cast<llvm::VectorType>(type);
   if (vecTy) {
@@ -123,7 +123,7 @@ llvm::Value *KernelCodeGen::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> a
   return b_.CreateIntrinsic(fallbackIntrinsic(fn), {type}, args);
 }
 
-llvm::Value *KernelCodeGen::floatRemainder(llvm::Value *x, llvm::Value *y) {
+llvm::Value *StripEmitter::floatRemainder(llvm::Value *x, llvm::Value *y) {
   auto *vecTy = llvm::dyn_cast<llvm::VectorType>(x->getType());
   if (!vecTy || !vecTy->isScalableTy())
     return b_.CreateFRem(x, y); // LLVM calls libm's fmod per lane
@@ -133,8 +133,7 @@ llvm::Value *KernelCodeGen::floatRemainder(llvm::Value *x, llvm::Value *y) {
   llvm::Type *elem = vecTy->getElementType();
   auto fmod = module_.getOrInsertFunction(elem->isDoubleTy() ? "fmod" : "fmodf",
                                           llvm::FunctionType::get(elem, {elem, elem}, false));
-  llvm::IRBuilder<> entry(allocaBlock_, allocaBlock_->begin());
-  llvm::Value *xs = entry.CreateAlloca(vecTy), *ys = entry.CreateAlloca(vecTy);
+  llvm::Value *xs = entrySlot(vecTy), *ys = entrySlot(vecTy);
   b_.CreateStore(x, xs);
   b_.CreateStore(y, ys);
   llvm::Value *lanes = b_.CreateElementCount(b_.getInt64Ty(), vecTy->getElementCount());
@@ -146,8 +145,8 @@ llvm::Value *KernelCodeGen::floatRemainder(llvm::Value *x, llvm::Value *y) {
   return b_.CreateLoad(vecTy, xs);
 }
 
-llvm::Value *KernelCodeGen::callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Value *> args,
-                                              ScalarKind elem) {
+llvm::Value *StripEmitter::callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Value *> args,
+                                             ScalarKind elem) {
   auto *type = llvm::cast<llvm::VectorType>(args[0]->getType());
   llvm::ElementCount half = type->getElementCount().divideCoefficientBy(2);
   auto *halfTy = llvm::VectorType::get(type->getElementType(), half);
@@ -162,8 +161,8 @@ llvm::Value *KernelCodeGen::callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Va
   return b_.CreateInsertVector(type, joined, callSleef(fn, hi, elem), upper);
 }
 
-llvm::Value *KernelCodeGen::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args,
-                                     ScalarKind elem) {
+llvm::Value *StripEmitter::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args,
+                                    ScalarKind elem) {
   llvm::Type *type = args[0]->getType();
   if (elem == ScalarKind::F16 || elem == ScalarKind::BF16) {
     llvm::SmallVector<llvm::Value *, 2> wide;

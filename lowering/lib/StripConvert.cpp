@@ -1,4 +1,4 @@
-//===- CodeGenConvert.cpp - Casts, and bf16 rounded once ------------------===//
+//===- StripConvert.cpp - Casts, and bf16 rounded once --------------------===//
 //
 // Conversions to bf16 are done in software: the AVX-512 BF16 instruction LLVM
 // would pick flushes subnormals to zero, and going through f32 with ordinary
@@ -8,13 +8,13 @@
 // bit pattern.
 //
 //===----------------------------------------------------------------------===//
-#include "CodeGen.h"
+#include "StripEmitter.h"
 
 #include "llvm/IR/Intrinsics.h"
 
 namespace blockc {
 
-llvm::Value *KernelCodeGen::roundToBF16(llvm::Value *f32) {
+llvm::Value *StripEmitter::roundToBF16(llvm::Value *f32) {
   llvm::Type *i32 = sameShape(f32->getType(), b_.getInt32Ty());
   auto c = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
   llvm::Value *bits = b_.CreateBitCast(f32, i32);
@@ -26,7 +26,7 @@ llvm::Value *KernelCodeGen::roundToBF16(llvm::Value *f32) {
   return b_.CreateBitCast(result, sameShape(f32->getType(), b_.getBFloatTy()));
 }
 
-llvm::Value *KernelCodeGen::extendBF16(llvm::Value *bf16) {
+llvm::Value *StripEmitter::extendBF16(llvm::Value *bf16) {
   llvm::Type *i16 = sameShape(bf16->getType(), b_.getInt16Ty());
   llvm::Type *i32 = sameShape(bf16->getType(), b_.getInt32Ty());
   llvm::Value *wide = b_.CreateZExt(b_.CreateBitCast(bf16, i16), i32);
@@ -34,7 +34,7 @@ llvm::Value *KernelCodeGen::extendBF16(llvm::Value *bf16) {
                           sameShape(bf16->getType(), b_.getFloatTy()));
 }
 
-llvm::Value *KernelCodeGen::toF32RoundToOdd(llvm::Value *v, const Type &from) {
+llvm::Value *StripEmitter::toF32RoundToOdd(llvm::Value *v, const Type &from) {
   llvm::Type *f32 = sameShape(v->getType(), b_.getFloatTy());
   llvm::Type *i32 = sameShape(v->getType(), b_.getInt32Ty());
   llvm::Value *nearest, *inexact, *tooLarge;
@@ -67,7 +67,7 @@ llvm::Value *KernelCodeGen::toF32RoundToOdd(llvm::Value *v, const Type &from) {
   return b_.CreateBitCast(bits, f32);
 }
 
-llvm::Value *KernelCodeGen::saturatingFloatToInt(llvm::Value *v, const Type &to) {
+llvm::Value *StripEmitter::saturatingFloatToInt(llvm::Value *v, const Type &to) {
   // Saturating: out-of-range and NaN inputs give defined values, not poison.
   // Narrower integers are reached by saturating at the float's own width and
   // clamping: the same result, without RVV's narrowing vfncvt.rtz.x.f.w, on
@@ -96,8 +96,7 @@ llvm::Value *KernelCodeGen::saturatingFloatToInt(llvm::Value *v, const Type &to)
   return b_.CreateTrunc(wide, toType);
 }
 
-llvm::Value *KernelCodeGen::convert(llvm::Value *v, const Type &from, const Type &to,
-                                    bool bitcast) {
+llvm::Value *StripEmitter::convert(llvm::Value *v, const Type &from, const Type &to, bool bitcast) {
   llvm::Type *toType = sameShape(v->getType(), elementType(to));
   if (bitcast || from.isPointer())
     return from.isPointer() ? v : b_.CreateBitCast(v, toType);

@@ -1,17 +1,6 @@
-//===- CodeGenBounds.cpp - Every active lane checked against its buffer ---===//
-//
-// With CompileOptions::checkBounds, each load and store first computes, for
-// every active lane, the byte offset of its address from the parameter the
-// pointer was derived from and compares it with that parameter's extent. A
-// pointer whose origin is not one parameter (a select between two, say) must
-// lie inside some parameter's buffer. The first bad lane is recorded in the
-// blockc_bounds_report and the program returns before the access: the check
-// turns a crash or silent corruption into an error naming the op.
-//
-// Without the option none of this is emitted: the generated code is the same.
-//
-//===----------------------------------------------------------------------===//
-#include "CodeGen.h"
+//===- BoundsChecks.cpp - Every active lane checked against its buffer ----===//
+#include "BoundsChecks.h"
+
 #include "blockc/frontend/IRUtils.h"
 
 #include "llvm/IR/Intrinsics.h"
@@ -31,21 +20,24 @@ llvm::StructType *reportType(llvm::LLVMContext &ctx) {
 
 } // namespace
 
-void KernelCodeGen::beginBoundsChecks(const Function &fn) {
+void BoundsChecks::begin(const Function &fn, llvm::Value *args,
+                         llvm::ArrayRef<llvm::Value *> paramValues,
+                         llvm::ArrayRef<llvm::Value *> programIds) {
+  llvm::IRBuilder<> &b = strips_.builder();
+  programIds_.assign(programIds.begin(), programIds.end());
   const auto &params = fn.body.args;
   size_t next = params.size();
   auto slot = [&](size_t i) {
-    return b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), fn_->getArg(0), i));
+    return b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), args, i));
   };
   for (size_t i = 0; i < params.size(); ++i) {
     if (!params[i]->type().isPointer())
       continue;
     pointerOrigin_[params[i].get()] = int(i);
-    llvm::Value *extent =
-        b_.CreateLoad(b_.getInt64Ty(), slot(next++), params[i]->name() + ".extent");
-    checkedParams_.push_back({params[i].get(), int(i), extent});
+    llvm::Value *extent = b.CreateLoad(b.getInt64Ty(), slot(next++), params[i]->name() + ".extent");
+    checkedParams_.push_back({paramValues[i], int(i), extent});
   }
-  boundsReport_ = slot(next);
+  report_ = slot(next);
 
   // Origins flow forward through the ops in order. A loop-carried pointer
   // starts with its initial value's origin and keeps it while every yield
@@ -104,95 +96,99 @@ void KernelCodeGen::beginBoundsChecks(const Function &fn) {
   }
 
   // Another program failed: stop without touching memory.
-  auto *stop = llvm::BasicBlock::Create(ctx_, "bounds.stopped", fn_);
-  auto *go = llvm::BasicBlock::Create(ctx_, "bounds.go", fn_);
-  auto *failed = b_.CreateLoad(b_.getInt32Ty(), boundsReport_);
+  llvm::Function *kernel = b.GetInsertBlock()->getParent();
+  auto *stop = llvm::BasicBlock::Create(b.getContext(), "bounds.stopped", kernel);
+  auto *go = llvm::BasicBlock::Create(b.getContext(), "bounds.go", kernel);
+  auto *failed = b.CreateLoad(b.getInt32Ty(), report_);
   failed->setAtomic(llvm::AtomicOrdering::Monotonic);
   failed->setAlignment(llvm::Align(4));
-  b_.CreateCondBr(b_.CreateICmpNE(failed, b_.getInt32(0)), stop, go);
-  b_.SetInsertPoint(stop);
-  b_.CreateRetVoid();
-  b_.SetInsertPoint(go);
+  b.CreateCondBr(b.CreateICmpNE(failed, b.getInt32(0)), stop, go);
+  b.SetInsertPoint(stop);
+  b.CreateRetVoid();
+  b.SetInsertPoint(go);
 }
 
-void KernelCodeGen::checkAccess(const Operation &op, llvm::Value *pointers, llvm::Value *mask) {
+void BoundsChecks::check(const Operation &op, llvm::Value *pointers, llvm::Value *mask) {
+  llvm::IRBuilder<> &b = strips_.builder();
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::Function *kernel = b.GetInsertBlock()->getParent();
   const Value *pointer = op.operands[0];
-  llvm::Type *memTy = memoryType(Type::scalar(pointer->type().kind()));
-  int64_t elementBytes = int64_t(module_.getDataLayout().getTypeAllocSize(memTy));
+  llvm::Type *memTy = strips_.memoryType(Type::scalar(pointer->type().kind()));
+  int64_t elementBytes = int64_t(kernel->getDataLayout().getTypeAllocSize(memTy));
   bool vector = pointers->getType()->isVectorTy();
   if (vector)
-    mask = andMasks(mask, activeLanes());
-  llvm::Type *i64 = vector ? vectorOf(b_.getInt64Ty()) : b_.getInt64Ty();
+    mask = strips_.andMasks(mask, strips_.activeLanes());
+  llvm::Type *i64 = vector ? strips_.vectorOf(b.getInt64Ty()) : b.getInt64Ty();
   auto constant = [&](int64_t v) { return llvm::ConstantInt::get(i64, v, true); };
-  auto broadcast = [&](llvm::Value *s) { return vector ? splat(s) : s; };
-  llvm::Value *address = b_.CreatePtrToInt(pointers, i64);
+  auto broadcast = [&](llvm::Value *s) { return vector ? strips_.splat(s) : s; };
+  llvm::Value *address = b.CreatePtrToInt(pointers, i64);
 
   auto offsetFrom = [&](const CheckedParam &p) {
-    llvm::Value *base = b_.CreatePtrToInt(scalars_.at(p.param), b_.getInt64Ty());
-    return b_.CreateSub(address, broadcast(base));
+    llvm::Value *base = b.CreatePtrToInt(p.base, b.getInt64Ty());
+    return b.CreateSub(address, broadcast(base));
   };
   // Every byte of the lane's element in [0, extent): signed, so that an
   // extent smaller than one element admits nothing.
   auto inside = [&](llvm::Value *offset, llvm::Value *extent) {
-    llvm::Value *last = broadcast(b_.CreateSub(extent, b_.getInt64(elementBytes)));
-    return b_.CreateAnd(b_.CreateICmpSGE(offset, constant(0)), b_.CreateICmpSLE(offset, last));
+    llvm::Value *last = broadcast(b.CreateSub(extent, b.getInt64(elementBytes)));
+    return b.CreateAnd(b.CreateICmpSGE(offset, constant(0)), b.CreateICmpSLE(offset, last));
   };
   auto origin = pointerOrigin_.find(pointer);
   const CheckedParam *from = nullptr;
   for (const CheckedParam &p : checkedParams_)
     if (origin != pointerOrigin_.end() && p.index == origin->second)
       from = &p;
-  llvm::Value *offset = address, *extent = b_.getInt64(0), *ok = nullptr;
+  llvm::Value *offset = address, *extent = b.getInt64(0), *ok = nullptr;
   if (from) {
     offset = offsetFrom(*from);
     extent = from->extent;
     ok = inside(offset, extent);
   } else {
-    ok = llvm::Constant::getNullValue(vector ? vectorOf(b_.getInt1Ty()) : b_.getInt1Ty());
+    ok = llvm::Constant::getNullValue(vector ? strips_.vectorOf(b.getInt1Ty()) : b.getInt1Ty());
     for (const CheckedParam &p : checkedParams_)
-      ok = b_.CreateOr(ok, inside(offsetFrom(p), p.extent));
+      ok = b.CreateOr(ok, inside(offsetFrom(p), p.extent));
   }
-  llvm::Value *bad = b_.CreateNot(ok);
+  llvm::Value *bad = b.CreateNot(ok);
   if (mask)
-    bad = b_.CreateAnd(bad, mask);
-  llvm::Value *any = vector ? b_.CreateOrReduce(bad) : bad;
-  auto *fail = llvm::BasicBlock::Create(ctx_, "bounds.fail", fn_);
-  auto *record = llvm::BasicBlock::Create(ctx_, "bounds.record", fn_);
-  auto *stop = llvm::BasicBlock::Create(ctx_, "bounds.stop", fn_);
-  auto *pass = llvm::BasicBlock::Create(ctx_, "bounds.ok", fn_);
-  b_.CreateCondBr(any, fail, pass);
+    bad = b.CreateAnd(bad, mask);
+  llvm::Value *any = vector ? b.CreateOrReduce(bad) : bad;
+  auto *fail = llvm::BasicBlock::Create(ctx, "bounds.fail", kernel);
+  auto *record = llvm::BasicBlock::Create(ctx, "bounds.record", kernel);
+  auto *stop = llvm::BasicBlock::Create(ctx, "bounds.stop", kernel);
+  auto *pass = llvm::BasicBlock::Create(ctx, "bounds.ok", kernel);
+  b.CreateCondBr(any, fail, pass);
 
-  b_.SetInsertPoint(fail);
+  b.SetInsertPoint(fail);
   llvm::Value *laneOffset = offset;
   if (vector) {
-    llvm::Value *lane = b_.CreateIntrinsic(llvm::Intrinsic::experimental_cttz_elts,
-                                           {b_.getInt64Ty(), bad->getType()}, {bad, b_.getTrue()});
-    laneOffset = b_.CreateExtractElement(offset, lane);
+    llvm::Value *lane = b.CreateIntrinsic(llvm::Intrinsic::experimental_cttz_elts,
+                                          {b.getInt64Ty(), bad->getType()}, {bad, b.getTrue()});
+    laneOffset = b.CreateExtractElement(offset, lane);
   }
-  llvm::StructType *report = reportType(ctx_);
-  auto field = [&](ReportField f) { return b_.CreateStructGEP(report, boundsReport_, f); };
+  llvm::StructType *report = reportType(ctx);
+  auto field = [&](ReportField f) { return b.CreateStructGEP(report, report_, f); };
   // The first program to fail records; the others only stop.
   auto *claim =
-      b_.CreateAtomicCmpXchg(field(Failed), b_.getInt32(0), b_.getInt32(1), llvm::MaybeAlign(4),
-                             llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
-  b_.CreateCondBr(b_.CreateExtractValue(claim, 1), record, stop);
+      b.CreateAtomicCmpXchg(field(Failed), b.getInt32(0), b.getInt32(1), llvm::MaybeAlign(4),
+                            llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  b.CreateCondBr(b.CreateExtractValue(claim, 1), record, stop);
 
-  b_.SetInsertPoint(record);
+  b.SetInsertPoint(record);
   SourceLoc loc = op.loc();
-  b_.CreateStore(b_.getInt32(loc.line), field(Line));
-  b_.CreateStore(b_.getInt32(loc.col), field(Column));
-  b_.CreateStore(b_.getInt32(op.kind() == OpKind::Store), field(IsStore));
-  b_.CreateStore(b_.getInt32(from ? from->index : -1), field(Argument));
+  b.CreateStore(b.getInt32(loc.line), field(Line));
+  b.CreateStore(b.getInt32(loc.col), field(Column));
+  b.CreateStore(b.getInt32(op.kind() == OpKind::Store), field(IsStore));
+  b.CreateStore(b.getInt32(from ? from->index : -1), field(Argument));
   for (unsigned axis = 0; axis < 3; ++axis)
-    b_.CreateStore(programIds_[axis], field(ReportField(PidX + axis)));
-  b_.CreateStore(from ? b_.CreateSDiv(laneOffset, b_.getInt64(elementBytes)) : laneOffset,
-                 field(Offset));
-  b_.CreateStore(b_.CreateSDiv(extent, b_.getInt64(elementBytes)), field(Extent));
-  b_.CreateBr(stop);
+    b.CreateStore(programIds_[axis], field(ReportField(PidX + axis)));
+  b.CreateStore(from ? b.CreateSDiv(laneOffset, b.getInt64(elementBytes)) : laneOffset,
+                field(Offset));
+  b.CreateStore(b.CreateSDiv(extent, b.getInt64(elementBytes)), field(Extent));
+  b.CreateBr(stop);
 
-  b_.SetInsertPoint(stop);
-  b_.CreateRetVoid();
-  b_.SetInsertPoint(pass);
+  b.SetInsertPoint(stop);
+  b.CreateRetVoid();
+  b.SetInsertPoint(pass);
 }
 
 } // namespace blockc
