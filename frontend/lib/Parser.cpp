@@ -50,7 +50,6 @@ private:
 
   // Module level.
   bool parseConstexpr();
-  bool bindConstexpr(Constexpr &decl);
   bool parseFunction(bool isKernel);
 
   // Types, shapes, integer expressions, constants.
@@ -169,11 +168,8 @@ std::unique_ptr<Module> Parser::run() {
   }
   if (diags_.hasError())
     return nullptr;
-  for (const auto &[name, value] : bindings_)
-    if (!module_->lookupConstexpr(name))
-      return error({}, "-D " + name + "=" + value + ": the module declares no constexpr '" + name +
-                           "'"),
-             nullptr;
+  if (!checkBindingsDeclared(*module_, bindings_, diags_))
+    return nullptr;
   if (!verifyModule(*module_, diags_))
     return nullptr;
   return std::move(module_);
@@ -211,53 +207,9 @@ bool Parser::parseConstexpr() {
   if (auto msg = checkConstantFits(decl.value, decl.kind))
     return error(valueLoc, *msg);
   decl.value = canonicalConstant(decl.value, decl.kind);
-  if (!bindConstexpr(decl))
+  if (!specializeConstexpr(decl, bindings_, diags_))
     return false;
   module_->constexprs.push_back(std::move(decl));
-  return true;
-}
-
-/// Applies the last `-D NAME=VALUE` for `decl`, if any.
-bool Parser::bindConstexpr(Constexpr &decl) {
-  const std::string *text = nullptr;
-  for (const auto &[name, value] : bindings_)
-    if (name == decl.name)
-      text = &value;
-  if (!text)
-    return true;
-  std::string where = "-D " + decl.name + "=" + *text;
-  std::string typeName(scalarKindName(decl.kind));
-  Lexer lex(*text);
-  Token t = lex.next();
-  bool negative = false;
-  if (t.kind == TokenKind::Minus) {
-    negative = true;
-    t = lex.next();
-  }
-  ConstantValue value;
-  bool ok = true;
-  if (t.kind == TokenKind::Integer) {
-    value = ConstantValue::ofInt(negative ? -int64_t(t.intValue) : int64_t(t.intValue));
-  } else if (t.kind == TokenKind::Float) {
-    value = ConstantValue::ofFloat(negative ? -t.floatValue : t.floatValue);
-  } else if (t.kind == TokenKind::Identifier && !negative &&
-             (t.text == "true" || t.text == "false")) {
-    value = ConstantValue::ofInt(t.text == "true");
-  } else if (t.kind == TokenKind::Identifier && (t.text == "inf" || t.text == "nan")) {
-    double v = t.text == "inf" ? std::numeric_limits<double>::infinity()
-                               : std::numeric_limits<double>::quiet_NaN();
-    value = ConstantValue::ofFloat(negative ? -v : v);
-  } else {
-    ok = false;
-  }
-  if (!ok || lex.next().kind != TokenKind::Eof)
-    return error({}, where + ": expected a number for constexpr '" + decl.name + "' of type " +
-                         typeName);
-  if (isFloatKind(decl.kind) && !value.isFloat)
-    value = ConstantValue::ofFloat(double(value.intValue));
-  if (auto msg = checkConstantFits(value, decl.kind))
-    return error({}, where + ": " + *msg);
-  decl.value = canonicalConstant(value, decl.kind);
   return true;
 }
 
