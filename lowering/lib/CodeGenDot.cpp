@@ -46,7 +46,9 @@ public:
     return strips_.vectorOf(strips_.elementType(element));
   }
   llvm::Value *splat(llvm::Value *scalar) override { return strips_.splat(scalar); }
-  llvm::Value *entrySlot(llvm::Type *type) override { return strips_.entrySlot(type); }
+  llvm::Value *entrySlot(llvm::Type *type) override {
+    return strips_.entryBuilder().CreateAlloca(type);
+  }
 
 private:
   StripEmitter &strips_;

@@ -79,10 +79,11 @@ void KernelCodeGen::Reduction::beginRow(int64_t length, unsigned ways) {
   llvm::Type *accTy = vector_ ? cg_.vectorOf(accElem) : accElem;
   llvm::Type *idxTy = vector_ ? cg_.vectorOf(b.getInt32Ty()) : b.getInt32Ty();
   // Accumulators live in allocas that SROA promotes.
+  llvm::IRBuilder<> entry = cg_.entryBuilder();
   while (accSlots_.size() < ways_)
-    accSlots_.push_back(cg_.entrySlot(accTy));
+    accSlots_.push_back(entry.CreateAlloca(accTy));
   if (!idxSlot_)
-    idxSlot_ = cg_.entrySlot(idxTy);
+    idxSlot_ = entry.CreateAlloca(idxTy);
   for (unsigned way = 0; way < ways_; ++way)
     b.CreateStore(vector_ ? cg_.splat(identity_) : identity_, accSlots_[way]);
   b.CreateStore(llvm::Constant::getNullValue(idxTy), idxSlot_);

@@ -133,7 +133,8 @@ llvm::Value *StripEmitter::floatRemainder(llvm::Value *x, llvm::Value *y) {
   llvm::Type *elem = vecTy->getElementType();
   auto fmod = module_.getOrInsertFunction(elem->isDoubleTy() ? "fmod" : "fmodf",
                                           llvm::FunctionType::get(elem, {elem, elem}, false));
-  llvm::Value *xs = entrySlot(vecTy), *ys = entrySlot(vecTy);
+  llvm::IRBuilder<> entry = entryBuilder();
+  llvm::Value *xs = entry.CreateAlloca(vecTy), *ys = entry.CreateAlloca(vecTy);
   b_.CreateStore(x, xs);
   b_.CreateStore(y, ys);
   llvm::Value *lanes = b_.CreateElementCount(b_.getInt64Ty(), vecTy->getElementCount());

@@ -93,11 +93,6 @@ llvm::Value *StripEmitter::allTrueMask() {
   return splat(b_.getTrue());
 }
 
-llvm::Value *StripEmitter::entrySlot(llvm::Type *type, const llvm::Twine &name) {
-  llvm::IRBuilder<> entry(allocaBlock_, allocaBlock_->begin());
-  return entry.CreateAlloca(type, nullptr, name);
-}
-
 void StripEmitter::emitCountedLoop(llvm::Value *begin, llvm::Value *end, llvm::Value *step,
                                    const std::function<void(llvm::Value *)> &body) {
   emitLoop(begin, end, [&](llvm::Value *iv) {

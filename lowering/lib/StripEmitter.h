@@ -75,9 +75,11 @@ public:
   /// The conjunction of two masks, either of which may be null (every lane).
   llvm::Value *andMasks(llvm::Value *a, llvm::Value *b);
   llvm::Value *allTrueMask();
-  /// A stack slot in the function's entry block, outside every loop; not
-  /// counted as scratch (ScratchSpace counts that).
-  llvm::Value *entrySlot(llvm::Type *type, const llvm::Twine &name = "");
+  /// A builder at the start of the function's entry block, for stack slots
+  /// outside every loop that are not scratch (ScratchSpace counts that).
+  llvm::IRBuilder<> entryBuilder() {
+    return llvm::IRBuilder<>(allocaBlock_, allocaBlock_->begin());
+  }
 
   // --- Loops (StripEmitter.cpp) ---
   void emitCountedLoop(llvm::Value *begin, llvm::Value *end, llvm::Value *step,
