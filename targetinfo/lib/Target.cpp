@@ -1,9 +1,9 @@
 //===- Target.cpp - The target registry -----------------------------------===//
 #include "blockc/targetinfo/Target.h"
 
-#include "llvm/ADT/StringMap.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
+#include "blockc/targetinfo/HostCpu.h"
+
+#include <cstdlib>
 
 namespace blockc {
 
@@ -52,14 +52,6 @@ constexpr FeatureInfo kFeatureInfo[] = {
     {Feature::Zvl256b, "zvl256b"},
     {Feature::XSMTVDot, "xsmtvdot"},
 };
-
-std::string llvmFeatureString(const FeatureSet &set) {
-  std::string out;
-  for (const FeatureInfo &info : kFeatureInfo)
-    if (set.has(info.feature))
-      out += (out.empty() ? "+" : ",+") + std::string(info.llvmName);
-  return out;
-}
 
 /// The fields every named target sets; the rest keep Target's defaults.
 struct TargetSpec {
@@ -150,50 +142,22 @@ std::vector<Target> namedTargets() {
   };
 }
 
-Target detectHost() {
-  llvm::Triple triple(llvm::sys::getProcessTriple());
-  FeatureSet features;
-  std::string llvmFeatures;
-  for (const auto &entry : llvm::sys::getHostCPUFeatures()) {
-    llvmFeatures += (llvmFeatures.empty() ? "" : ",") + std::string(entry.second ? "+" : "-") +
-                    entry.first().str();
-    if (!entry.second)
-      continue;
-    for (const FeatureInfo &info : kFeatureInfo)
-      if (info.llvmName == std::string_view(entry.first()))
-        features.add(info.feature);
-  }
-  Target t;
-  t.name = "host";
-  t.triple = triple.str();
-  t.cpu = llvm::sys::getHostCPUName().str();
-  t.llvmFeatures = llvmFeatures;
-  t.features = features;
-  switch (triple.getArch()) {
-  case llvm::Triple::aarch64:
-    t.arch = Arch::AArch64;
-    t.vectorBits = 128;
-    t.scalable = features.has(Feature::SVE);
-    t.vectorRegisters = 32;
-    break;
-  case llvm::Triple::riscv64:
-    t.arch = Arch::RISCV64;
-    t.vectorBits = 64;
-    t.scalable = features.has(Feature::RVV);
-    t.vectorRegisters = 32;
-    break;
-  default:
-    t.arch = Arch::X86_64;
-    t.vectorBits = features.has(Feature::AVX512F) ? 512 : features.has(Feature::AVX2) ? 256 : 128;
-    t.vectorRegisters = features.has(Feature::AVX512F) ? 32 : 16;
-    break;
-  }
-  t.description = "this machine (" + t.cpu + "), " + std::to_string(t.vectorBits) +
-                  "-bit vectors, features detected at run time";
-  return t;
+} // namespace
+
+std::string llvmFeatureString(const FeatureSet &set) {
+  std::string out;
+  for (const FeatureInfo &info : kFeatureInfo)
+    if (set.has(info.feature))
+      out += (out.empty() ? "+" : ",+") + std::string(info.llvmName);
+  return out;
 }
 
-} // namespace
+std::optional<Feature> featureNamed(std::string_view llvmName) {
+  for (const FeatureInfo &info : kFeatureInfo)
+    if (info.llvmName == llvmName)
+      return info.feature;
+  return std::nullopt;
+}
 
 std::string_view featureName(Feature f) {
   for (const FeatureInfo &info : kFeatureInfo)
@@ -226,8 +190,9 @@ std::vector<std::string> targetNames() {
 
 bool lookupTarget(std::string_view name, Target &target, std::string &error) {
   if (name == "host") {
-    target = detectHost();
-    return true;
+    const char *overrides = std::getenv("BLOCKC_HOST_FEATURES");
+    std::string_view list = overrides ? overrides : "";
+    return hostTargetFrom(readHostReport(list), list, target, error);
   }
   for (Target &t : namedTargets())
     if (t.name == name) {

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "blockc/jit/HostCompatibility.h"
 
+#include "ScopedEnvironment.h"
+
 #include <gtest/gtest.h>
 
 using namespace blockc;
@@ -82,4 +84,16 @@ TEST(HostCompatibility, SystemInstructionsAVmHidesAreNotRequired) {
   xeonVm["avx512fp16"] = false;
   EXPECT_EQ(missingFeatures(named("sapphirerapids"), "x86_64-pc-linux-gnu", xeonVm),
             std::vector<std::string>{"avx512fp16"});
+}
+
+// BLOCKC_HOST_FEATURES speaks for the machine in this check too: a feature it
+// takes away refuses the targets that need it. (Every machine this suite runs
+// on has AVX2.)
+TEST(HostCompatibility, TheHostOverrideDecides) {
+  Target v3 = named("x86-64-v3");
+  std::string error;
+  ASSERT_TRUE(canRunOnThisMachine(v3, error)) << error;
+  ScopedEnvironment withoutAvx2("BLOCKC_HOST_FEATURES", "-avx2");
+  EXPECT_FALSE(canRunOnThisMachine(v3, error));
+  EXPECT_NE(error.find("needs CPU features this machine lacks: avx2"), std::string::npos) << error;
 }

@@ -157,7 +157,10 @@ int runTargets(const std::vector<std::string> &argv) {
     return exitCode;
   for (const std::string &name : targetNames()) {
     Target t;
-    lookupTarget(name, t, error);
+    if (!lookupTarget(name, t, error)) {
+      std::cerr << "blockc targets: " << error << "\n";
+      return 1;
+    }
     std::cout << t.name << "\n  " << t.description << "\n  triple " << t.triple << ", cpu " << t.cpu
               << ", vectors "
               << (t.scalable ? "scalable (vscale x " + std::to_string(t.vectorBits) + " bits)"
@@ -168,6 +171,8 @@ int runTargets(const std::vector<std::string> &argv) {
               << "\n  features";
     for (Feature f : t.features.list())
       std::cout << " " << featureName(f);
+    for (const std::string &line : t.detection)
+      std::cout << "\n  detected: " << line;
     // The names --dot-strategy takes, in the order lowering tries them.
     std::cout << "\n  dot strategies";
     std::unique_ptr<IsaLowering> isa = makeIsaLowering(t);

@@ -31,6 +31,23 @@ bool neverInGeneratedCode(llvm::StringRef feature) {
   return llvm::is_contained(systemOnly, feature);
 }
 
+/// What LLVM detects, with every feature blockc knows set as `--target host`
+/// has it: on RISC-V and AArch64 LLVM may detect nothing (QEMU's user mode),
+/// and BLOCKC_HOST_FEATURES speaks for the machine everywhere.
+llvm::StringMap<bool> hostFeatureMap() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  Target host;
+  std::string error;
+  // A malformed BLOCKC_HOST_FEATURES is reported where `host` is asked for.
+  if (!lookupTarget("host", host, error))
+    return features;
+  for (size_t i = 0; i < size_t(Feature::Count); ++i) {
+    Feature f = Feature(i);
+    features[featureName(f)] = host.has(f);
+  }
+  return features;
+}
+
 } // namespace
 
 std::vector<std::string> missingFeatures(const Target &target, const std::string &hostTriple,
@@ -82,8 +99,7 @@ bool canRunOnThisMachine(const Target &target, std::string &error) {
             " machine; compile it with 'blockc compile' instead";
     return false;
   }
-  std::vector<std::string> missing =
-      missingFeatures(target, hostTriple, llvm::sys::getHostCPUFeatures());
+  std::vector<std::string> missing = missingFeatures(target, hostTriple, hostFeatureMap());
   if (missing.empty())
     return true;
   error = "target '" + target.name + "' needs CPU features this machine lacks:";

@@ -13,6 +13,7 @@
 
 #include <bitset>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,7 +62,9 @@ enum class Feature : uint8_t {
   Count
 };
 
+/// LLVM's name of `f` (`avx512f`, `sve`, `zvfh`), and the feature of a name.
 std::string_view featureName(Feature f);
+std::optional<Feature> featureNamed(std::string_view llvmName);
 
 class FeatureSet {
 public:
@@ -103,13 +106,21 @@ struct Target {
   unsigned fixedVscale = 0;
   unsigned vectorRegisters = 16;
 
+  /// How a detected host learned its features, a line each (`blockc
+  /// targets` prints them); empty for named targets.
+  std::vector<std::string> detection;
+
   /// Lanes of `kind` in one vector register (times vscale when scalable).
   unsigned lanes(ScalarKind kind) const;
   bool has(Feature f) const { return features.has(f); }
 };
 
+/// The LLVM feature string (`+avx2,+fma`) of `set`.
+std::string llvmFeatureString(const FeatureSet &set);
+
 /// The named targets, then `host`. `host` is detected from the running CPU's
-/// features (never its name: virtual machines hide it).
+/// features (HostCpu.h; never its name alone: virtual machines hide it), then
+/// BLOCKC_HOST_FEATURES, whose error lookupTarget returns.
 std::vector<std::string> targetNames();
 /// Returns false with a message listing the known names when `name` is unknown.
 bool lookupTarget(std::string_view name, Target &target, std::string &error);
