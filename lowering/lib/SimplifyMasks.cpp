@@ -10,6 +10,7 @@
 #include "blockc/frontend/IRUtils.h"
 #include "blockc/lowering/Passes.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
