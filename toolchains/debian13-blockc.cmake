@@ -11,21 +11,27 @@
 # On the board itself no toolchain file is needed: scripts/setup and scripts/build
 # (docs/k1.md, "Developing on the board").
 #
-#   BLOCKC_HOST_ARCH   riscv64 or aarch64
+#   BLOCKC_HOST_ARCH   riscv64, aarch64, or x86_64 (Debian 13 on this architecture)
 #   BLOCKC_USERLAND    the unpacked Debian 13 root (default: third_party/debian13-ARCH
 #                      of this checkout's build folder, as scripts/setup makes it)
 
-set(BLOCKC_HOST_ARCH "riscv64" CACHE STRING "The architecture blockc is built for: riscv64 or aarch64")
-set_property(CACHE BLOCKC_HOST_ARCH PROPERTY STRINGS riscv64 aarch64)
+set(BLOCKC_HOST_ARCH "riscv64" CACHE STRING
+    "The architecture blockc is built for: riscv64, aarch64 or x86_64")
+set_property(CACHE BLOCKC_HOST_ARCH PROPERTY STRINGS riscv64 aarch64 x86_64)
 if(BLOCKC_HOST_ARCH STREQUAL "riscv64")
   set(debian_arch riscv64)
   set(triple riscv64-linux-gnu)
 elseif(BLOCKC_HOST_ARCH STREQUAL "aarch64")
   set(debian_arch arm64)
   set(triple aarch64-linux-gnu)
+elseif(BLOCKC_HOST_ARCH STREQUAL "x86_64")
+  # This machine's architecture, another release: blockc and its Python module for
+  # Debian 13's Python 3.13, NumPy 2 and torch 2 (tests/host, label python-modern).
+  set(debian_arch amd64)
+  set(triple x86_64-linux-gnu)
 else()
   message(FATAL_ERROR "blockc toolchain ${CMAKE_CURRENT_LIST_FILE}: BLOCKC_HOST_ARCH is "
-                      "'${BLOCKC_HOST_ARCH}'; expected riscv64 or aarch64")
+                      "'${BLOCKC_HOST_ARCH}'; expected riscv64, aarch64 or x86_64")
 endif()
 get_filename_component(repo "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(BLOCKC_USERLAND "${repo}/build/third_party/debian13-${debian_arch}" CACHE PATH

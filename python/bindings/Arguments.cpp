@@ -67,8 +67,10 @@ bool convertBool(PyObject *value, ArgumentSlot &slot, std::string &error) {
   int truth = -1;
   if (PyBool_Check(value)) {
     truth = value == Py_True;
-  } else if (std::strcmp(Py_TYPE(value)->tp_name, "numpy.bool_") == 0) {
+  } else if (std::strcmp(Py_TYPE(value)->tp_name, "numpy.bool_") == 0 ||
+             std::strcmp(Py_TYPE(value)->tp_name, "numpy.bool") == 0) {
     // numpy warns that its bool's __index__ is going away: ask for its truth.
+    // (NumPy 1 names the type numpy.bool_, NumPy 2 numpy.bool.)
     truth = PyObject_IsTrue(value);
     PyErr_Clear();
   } else if (PyObject *integer = asInteger(value)) {

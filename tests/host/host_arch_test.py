@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """blockc built for a riscv64 or aarch64 Debian 13 machine, run here under QEMU.
 
-    host_arch_test.py build    ARCH SOURCE_DIR BUILD_DIR USERLAND
+    host_arch_test.py build    ARCH SOURCE_DIR BUILD_DIR USERLAND   (ARCH: riscv64, aarch64, x86_64)
     host_arch_test.py targets  ARCH BUILD_DIR USERLAND
     host_arch_test.py examples ARCH BUILD_DIR USERLAND SCRATCH_DIR SOURCE_DIR
     host_arch_test.py ime      BUILD_DIR USERLAND SCRATCH_DIR SOURCE_DIR
 
-`build` cross-builds `blockc` against the userland (toolchains/debian13-blockc.cmake).
+`build` cross-builds `blockc` against the userland (toolchains/debian13-blockc.cmake);
+for x86_64 (Debian 13 on this architecture) also the Python module for its Python 3.13,
+which tests/host runs the Python suite with (label python-modern).
 The others start that binary as a board would, `--target host` included: `targets`
 checks what it detects, `examples` JIT-compiles and runs every example on inputs from
 NumPy and compares each output with NumPy's own computation, and `ime` fakes an X60
@@ -57,17 +59,45 @@ def run_blockc(arch, build_dir, userland, args, extra_env=None):
     return result
 
 
+def write_python_wrapper(build_dir, userland):
+    """BUILD_DIR/userland-python3: the userland's Python 3.13, started through the
+    userland's own loader and libraries (its glibc is newer than this system's)."""
+    path = os.path.join(build_dir, "userland-python3")
+    with open(path, "w") as f:
+        f.write(f"""#!/bin/sh
+exec "{userland}/lib64/ld-linux-x86-64.so.2" --library-path "{userland}/usr/lib/x86_64-linux-gnu" \\
+  "{userland}/usr/bin/python3.13" "$@"
+""")
+    os.chmod(path, 0o755)
+    return path
+
+
 def build(arch, source_dir, build_dir, userland):
+    os.makedirs(build_dir, exist_ok=True)
     configure = ["cmake", "-S", source_dir, "-B", build_dir, "-G", "Ninja",
                  "-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(source_dir, "toolchains",
                                                           "debian13-blockc.cmake"),
                  "-DBLOCKC_HOST_ARCH=" + arch, "-DBLOCKC_USERLAND=" + userland,
                  "-DCMAKE_BUILD_TYPE=Release", "-DBLOCKC_WERROR=ON",
-                 "-DBLOCKC_BUILD_TESTS=OFF", "-DBLOCKC_BUILD_BENCHMARKS=OFF",
-                 "-DBLOCKC_BUILD_PYTHON=OFF"]
-    for command in (configure, ["cmake", "--build", build_dir, "--target", "blockc"]):
+                 "-DBLOCKC_BUILD_TESTS=OFF", "-DBLOCKC_BUILD_BENCHMARKS=OFF"]
+    targets = ["blockc"]
+    if arch == "x86_64":
+        # The Python module for Debian 13's Python, whose headers lie in the userland
+        # (FindPython would look for them under the sysroot a second time).
+        configure += ["-DBLOCKC_BUILD_PYTHON=ON",
+                      "-DBLOCKC_PYTHON=" + write_python_wrapper(build_dir, userland),
+                      "-DPython_INCLUDE_DIR=" + os.path.join(userland, "usr", "include",
+                                                             "python3.13")]
+        targets += ["blockc_python_core", "blockc_python_sources"]
+    else:
+        configure += ["-DBLOCKC_BUILD_PYTHON=OFF"]
+    for command in (configure, ["cmake", "--build", build_dir, "--target", *targets]):
         if subprocess.run(command).returncode != 0:
             fail("'" + " ".join(command) + "' failed")
+    if arch == "x86_64" and not any(name.startswith("_core.cpython-313")
+                                    for name in os.listdir(os.path.join(build_dir, "python",
+                                                                        "blockc"))):
+        fail("no _core module for Python 3.13 was built")
 
 
 def targets(arch, build_dir, userland):

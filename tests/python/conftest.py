@@ -16,11 +16,22 @@ import time, so that the other tests in this folder load as before.
 import contextlib
 import os
 import re
+import shlex
+import sys
 
 import numpy as np
 import pytest
 
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+def python_command():
+    """How to start another Python like this one, for tests that need a fresh
+    process: sys.executable, unless BLOCKC_TEST_PYTHON gives the command (a Python
+    of another userland runs through that userland's loader, which its own
+    executable path alone does not say)."""
+    command = os.environ.get("BLOCKC_TEST_PYTHON", "")
+    return shlex.split(command) if command else [sys.executable]
 
 # For tests of what only blockc does or rejects (Triton accepts these constructs).
 blockc_only = pytest.mark.skipif(INTERPRET, reason="blockc's own behaviour; Triton's interpreter differs")

@@ -5,14 +5,15 @@ a launch that lets other Python threads run."""
 
 import json
 import subprocess
-import sys
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
 
 from blockc import _core
+from conftest import python_command
 
 VECTOR_ADD = """\
 // c = a + b over n elements; grid (cdiv(n, BLOCK), 1, 1).
@@ -164,9 +165,13 @@ def test_scalar_parameters_convert_to_their_types():
     out = np.zeros(5, dtype=np.float32)
     kernel.launch((1, 1, 1), [out.ctypes.data, 1.5, 3, 0.1, True, -7])
     np.testing.assert_array_equal(out, np.float32([1.5, 3.0, 0.1, 1.0, -7.0]))
-    # numpy scalars are numbers too; f16 and bf16 round to nearest even.
-    kernel.launch((1, 1, 1), [out.ctypes.data, np.float32(1 / 3), np.float64(1 / 3),
-                              np.int64(2), np.bool_(False), np.int8(127)])
+    # numpy scalars are numbers too; f16 and bf16 round to nearest even. Whatever
+    # numpy calls its bool (numpy.bool_ in 1.x, numpy.bool in 2.x), it is read without
+    # the __index__ that numpy deprecates.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kernel.launch((1, 1, 1), [out.ctypes.data, np.float32(1 / 3), np.float64(1 / 3),
+                                  np.int64(2), np.bool_(False), np.int8(127)])
     assert out[0] == np.float32(np.float16(np.float32(1 / 3)))
     assert out[1] == np.float32(0.333984375)  # bfloat16's nearest to 1/3
     np.testing.assert_array_equal(out[2:], np.float32([2.0, 0.0, 127.0]))
@@ -461,6 +466,6 @@ for threads in (1, 2, 4):
 assert torch.equal(torch.add(a, a), a + a)
 print("ok")
 """
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+    result = subprocess.run([*python_command(), "-c", script], capture_output=True, text=True,
                             timeout=300, check=False)
     assert result.returncode == 0 and result.stdout == "ok\n", result.stderr

@@ -16,6 +16,7 @@ import triton
 import triton.language as tl
 import blockc
 import blockc.triton
+from conftest import python_command
 
 
 @triton.jit
@@ -60,7 +61,7 @@ def test_a_script_runs_unmodified_with_pythonpath(tmp_path):
         print(triton.runtime.driver.active.get_current_target().backend)
     """))
     trace = tmp_path / "trace.json"
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+    result = subprocess.run([*python_command(), str(script)], capture_output=True, text=True,
                             env=dict(os.environ, BLOCKC_TRACE=str(trace)), timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "cpu"

@@ -17,6 +17,7 @@ import triton
 import triton.language as tl
 
 from conftest import blockc_only
+from conftest import python_command
 
 # blockc's own launch checks and messages; Triton answers some of these
 # differently (it raises when a global changes, where blockc recompiles).
@@ -99,7 +100,7 @@ def test_a_read_only_memory_map_is_refused_before_the_kernel_runs(tmp_path):
         else:
             print("no error")
     """))
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+    result = subprocess.run([*python_command(), str(script)], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert "argument 'y_ptr' is a read-only array" in result.stdout, result.stdout

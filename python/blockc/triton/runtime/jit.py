@@ -119,7 +119,10 @@ def _extent_bytes(value):
     root = value
     while isinstance(getattr(root, "base", None), numpy.ndarray):
         root = root.base
-    low, high = numpy.byte_bounds(root)
+    # NumPy 2 moved byte_bounds into numpy.lib.array_utils (1.24 has only the old name).
+    array_utils = getattr(numpy.lib, "array_utils", None)
+    byte_bounds = array_utils.byte_bounds if array_utils else numpy.byte_bounds
+    low, high = byte_bounds(root)
     return max(0, high - _address(value))
 
 
