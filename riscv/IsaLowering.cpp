@@ -58,6 +58,16 @@ public:
 
   bool hasStridedAccess() const override { return true; }
 
+  std::optional<std::string> unsupportedTarget() const override {
+    if (target_.has(Feature::RVV))
+      return std::nullopt;
+    return "blockc generates RVV code on RISC-V, and target '" + target_.name +
+           "' has no vector extension (v)" +
+           (target_.name == "host" ? ": 'blockc targets' says what was detected; if this CPU "
+                                     "has V, say so with BLOCKC_HOST_FEATURES=+v"
+                                   : "");
+  }
+
   std::optional<std::string> unsupportedElement(ScalarKind kind) const override {
     if (kind == ScalarKind::F16 && !target_.has(Feature::Zvfh))
       return "f16 vectors need the zvfh extension, which target '" + target_.name +

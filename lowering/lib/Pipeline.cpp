@@ -205,6 +205,8 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
   if (!isa)
     return fail("internal error: no ISA lowering is registered for target '" + target.name +
                 "' (a program that compiles kernels calls blockc::registerIsaLowerings() first)");
+  if (std::optional<std::string> why = isa->unsupportedTarget())
+    return fail(*why);
   if (!options.dotStrategy.empty() && !selectDotStrategy(nullptr, *isa, options.dotStrategy)) {
     std::string known;
     for (std::string_view name : dotCascadeNames(*isa))

@@ -73,6 +73,18 @@ TEST(CrossTargets, TypeTheTargetCannotLowerIsALocatedError) {
       runBlockc("compile " + path + " --target rv64gcv --features=+zvfh -o /dev/null").exitCode, 0);
 }
 
+// A RISC-V CPU without V (a SiFive U74, or a host that reports too little) gets
+// an error, not scalable vectors its backend cannot select.
+TEST(CrossTargets, RiscvWithoutTheVectorExtensionIsAnError) {
+  ProcessResult r =
+      runBlockc("compile " + kVectorAdd + " --target rv64gcv --features=-v -o /dev/null");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("blockc generates RVV code on RISC-V, and target 'rv64gcv' has no vector "
+                       "extension (v)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(CrossTargets, SharedLibraryNamesTheTargetsSleef) {
   fs::path dir = freshDir("cross_so");
   std::string so = (dir / "softmax.so").string();

@@ -115,6 +115,9 @@ public:
   /// Whether the vector unit loads and stores lanes a run-time stride apart
   /// (RVV's vlse/vsse); elsewhere such accesses are gathers and scatters.
   virtual bool hasStridedAccess() const { return false; }
+  /// Why no kernel can be lowered for this target at all (a RISC-V CPU without
+  /// the vector extension), or nullopt.
+  virtual std::optional<std::string> unsupportedTarget() const { return std::nullopt; }
   /// Why blocks of `kind` cannot be lowered for this target, or nullopt.
   virtual std::optional<std::string> unsupportedElement(ScalarKind kind) const {
     (void)kind;
