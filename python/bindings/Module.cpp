@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Errors.h"
 #include "Kernel.h"
+#include "blockc/lowering/Compiler.h"
+#include "blockc/targets/IsaLowerings.h"
 
 #include <memory>
 #include <optional>
@@ -48,6 +50,41 @@ Kernel compile(const std::string &source, const std::string &kernel, const std::
   return Kernel(std::shared_ptr<const JitModule>(std::move(module)), *compiled);
 }
 
+/// Ahead of time: kernel `kernel` of `source` for `target`, written to `path` as an
+/// object (`obj`), a shared library (`so`), assembly (`asm`) or the C header of
+/// its launch function (`header`), whole or not at all.
+void compileKernelToFile(const std::string &source, const std::string &kernel,
+                         const std::string &path, const std::string &emit,
+                         const std::string &fileName, const std::string &target,
+                         const std::string &features) {
+  static const std::pair<const char *, EmitKind> kinds[] = {{"obj", EmitKind::Object},
+                                                            {"so", EmitKind::SharedLibrary},
+                                                            {"asm", EmitKind::Assembly},
+                                                            {"header", EmitKind::Header}};
+  const EmitKind *kind = nullptr;
+  for (const auto &[name, value] : kinds)
+    if (emit == name)
+      kind = &value;
+  if (!kind)
+    throw py::value_error("emit='" + emit + "': expected 'obj', 'so', 'asm' or 'header'");
+  SourceFile file{fileName, source};
+  CompileOptions options;
+  options.target = target;
+  options.features = features;
+  options.kernels = {kernel};
+  DiagnosticEngine diags;
+  bool ok;
+  {
+    py::gil_scoped_release release;
+    registerIsaLowerings();
+    ok = blockc::compileToFile(file, options, *kind, path, diags);
+  }
+  if (!ok)
+    throwCompileError(diags.hasError() ? diags.diagnostic()
+                                       : Diagnostic{{}, "compiling the kernel failed"},
+                      file);
+}
+
 void checkTrace(int status) {
   if (status != BLOCKC_SUCCESS)
     throwLaunchError(blockc_last_error());
@@ -83,6 +120,14 @@ fast_math: math ops may use SLEEF's faster 3.5-ULP variants.
 
 Raises CompileError with the diagnostic (file:line:col, source line, caret).)");
 
+  m.def("compile_to_file", &compileKernelToFile, py::arg("source"), py::arg("kernel"),
+        py::arg("path"), py::arg("emit"), py::arg("file_name") = "<python>",
+        py::arg("target") = "host", py::arg("features") = "",
+        R"(Compiles kernel `kernel` of the Block IR text `source` ahead of time for
+`target` (any name from `blockc targets`, another architecture's included) and
+writes it to `path`: emit='obj' an object, 'so' a shared library, 'asm'
+assembly, 'header' the C header declaring its launch function. The file is
+written whole or not at all. Raises CompileError with the diagnostic.)");
   m.def(
       "trace_start",
       [](std::optional<std::string> path) {

@@ -11,7 +11,7 @@ from . import language, runtime, testing  # noqa: F401
 from .runtime import (Config, autotune, heuristics, jit, JITFunction, KernelArgumentError,  # noqa: F401
                       BoundsError)
 from ..frontend.errors import CompilationError  # noqa: F401
-from . import compiler  # noqa: F401
+from . import compiler, tools  # noqa: F401
 
 
 def cdiv(x, y):

@@ -1,0 +1,1 @@
+"""Command-line tools, as triton.tools has them: `compile` (ahead of time)."""
