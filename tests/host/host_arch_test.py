@@ -5,6 +5,7 @@
     host_arch_test.py targets  ARCH BUILD_DIR USERLAND
     host_arch_test.py examples ARCH BUILD_DIR USERLAND SCRATCH_DIR SOURCE_DIR
     host_arch_test.py ime      BUILD_DIR USERLAND SCRATCH_DIR SOURCE_DIR
+    host_arch_test.py aot      ARCH BUILD_DIR USERLAND SCRATCH_DIR SOURCE_DIR HOST_PYTHONPATH
 
 `build` cross-builds `blockc` and the Python module for the userland's Python 3.13
 against it (toolchains/debian13-blockc.cmake), and writes BUILD_DIR/userland-python3,
@@ -13,7 +14,9 @@ The others start that binary as a board would, `--target host` included: `target
 checks what it detects, `examples` JIT-compiles and runs every example on inputs from
 NumPy and compares each output with NumPy's own computation, and `ime` fakes an X60
 through BLOCKC_HOST_FEATURES and checks that an i8 dot goes to the IME and that the
-kernel asks for an IME core (QEMU cannot run the IME itself).
+kernel asks for an IME core (QEMU cannot run the IME itself), and `aot` compiles a
+kernel here for the board with `python -m triton.tools.compile` and launches it on the
+board's Python through blockc.aot, which loads the runtime library and no compiler.
 """
 import os
 import shlex
@@ -94,7 +97,7 @@ def build(arch, source_dir, build_dir, userland):
                   "-DBLOCKC_PYTHON=" + write_python_wrapper(arch, build_dir, userland),
                   "-DPython_INCLUDE_DIR=" + os.path.join(userland, "usr", "include",
                                                          "python3.13")]
-    targets = ["blockc", "blockc_python_core", "blockc_python_sources"]
+    targets = ["blockc", "blockc_python_core", "blockc_python_sources", "blockc_runtime_shared"]
     for command in (configure, ["cmake", "--build", build_dir, "--target", *targets]):
         if subprocess.run(command).returncode != 0:
             fail("'" + " ".join(command) + "' failed")
@@ -239,6 +242,46 @@ def ime(build_dir, userland, scratch, source_dir):
     print(f"{text.count('smt.vmadot')} smt.vmadot in the host X60's code")
 
 
+# What the workstation compiles for each board when it runs under this QEMU.
+AOT_TARGETS = {"riscv64": "spacemit-k1-qemu", "aarch64": "armv8.2-a+sve"}
+
+
+def aot(arch, build_dir, userland, scratch, source_dir, host_package):
+    """A kernel compiled here by `python -m triton.tools.compile` for the board, then
+    launched on the board's Python by blockc.aot: the runtime library, no compiler."""
+    sys.path.insert(0, os.path.join(source_dir, "tests", "python"))
+    import test_aot_compile as case  # the kernel and loader script of the native test
+    os.makedirs(scratch, exist_ok=True)
+    kernel = os.path.join(scratch, "kernels.py")
+    with open(kernel, "w") as f:
+        f.write(case.KERNEL)
+    compile_command = [sys.executable, "-m", "triton.tools.compile", kernel, "-n", "scaled_add",
+                       "-s", "*fp32, *fp32, *fp32, i32, fp32, 256", "--out-name", "scaled_add_256",
+                       "--target", AOT_TARGETS[arch], "-o", scratch]
+    result = subprocess.run(compile_command, env=dict(os.environ, PYTHONPATH=host_package),
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        fail("compiling ahead of time failed: " + result.stderr)
+    loader = os.path.join(scratch, "loader.py")
+    with open(loader, "w") as f:
+        f.write(case.LOADER_SCRIPT)
+    output = os.path.join(scratch, "result.npy")
+    env = dict(os.environ, PYTHONPATH=os.path.join(build_dir, "python"),
+               PYTHONDONTWRITEBYTECODE="1")
+    started = time.monotonic()
+    result = subprocess.run([os.path.join(build_dir, "userland-python3"), loader,
+                             os.path.join(scratch, "scaled_add_256.json"), output],
+                            env=env, capture_output=True, text=True, timeout=600)
+    print(f"the board's Python launched the {AOT_TARGETS[arch]} kernel: exit "
+          f"{result.returncode}, {time.monotonic() - started:.1f} s")
+    if result.returncode != 0:
+        fail(result.stderr)
+    i = np.arange(1000, dtype=np.float32)
+    expected = np.float32(3) * (i * np.float32(0.25)) + (np.float32(1) - i)
+    if not np.array_equal(np.load(output), expected):
+        fail("the ahead-of-time kernel's output differs from NumPy's")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -251,6 +294,8 @@ def main():
         examples(*args)
     elif command == "ime" and len(args) == 4:
         ime(*args)
+    elif command == "aot" and len(args) == 6:
+        aot(*args)
     else:
         sys.exit(__doc__)
     print("PASS")

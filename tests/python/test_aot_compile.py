@@ -109,3 +109,39 @@ def test_the_object_links_into_a_c_program_with_the_runtime_alone(tmp_path):
     x, y = i * np.float32(0.25), np.float32(1) - i
     expected = np.float32(3) * x + y
     np.testing.assert_array_equal(np.fromfile(tmp_path / "result.bin", dtype=np.float32), expected)
+
+
+LOADER_SCRIPT = textwrap.dedent("""\
+    import sys
+    import numpy as np
+    import blockc.aot
+
+    kernel = blockc.aot.load(sys.argv[1])
+    i = np.arange(1000, dtype=np.float32)
+    x, y = i * np.float32(0.25), np.float32(1) - i
+    out = np.zeros(1000, np.float32)
+    # The JIT's launch line: every parameter, the constexpr by name.
+    kernel[(4,)](x, y, out, 1000, 3.0, BLOCK=256)
+    assert "blockc._core" not in sys.modules, "the loader imported the compiler"
+    np.save(sys.argv[2], out)
+    try:
+        kernel[(4,)](x, y, out, 1000, 3.0, BLOCK=128)
+    except TypeError as e:
+        print(e)
+    """)
+
+
+def test_the_library_launches_from_python_without_the_compiler(tmp_path):
+    out = tmp_path / "out"
+    result = compile_tool(tmp_path, "-n", "scaled_add", "-s", "*fp32, *fp32, *fp32, i32, fp32, 256",
+                          "--out-name", "scaled_add_256", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    (tmp_path / "loader.py").write_text(LOADER_SCRIPT)
+    run = subprocess.run([*python_command(), str(tmp_path / "loader.py"),
+                          str(out / "scaled_add_256.json"), str(tmp_path / "result.npy")],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "'BLOCK' was compiled as 256; this launch gives 128" in run.stdout, run.stdout
+    i = np.arange(1000, dtype=np.float32)
+    np.testing.assert_array_equal(np.load(tmp_path / "result.npy"),
+                                  np.float32(3) * (i * np.float32(0.25)) + (np.float32(1) - i))

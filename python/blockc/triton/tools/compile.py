@@ -14,14 +14,17 @@ SIG gives every parameter of the kernel, in order, separated by commas:
   1024  0.5  True      a value: what a tl.constexpr parameter is bound to, or a constant
                        that replaces a runtime parameter
 TARGET is a name from `blockc targets` (default: host; spacemit-k1 for the K1).
-Writes DIR/OUT.o, DIR/OUT.h (whose OUT_launch(...) launches the kernel over a grid,
-through blockc_launch_kernel) and DIR/OUT.bir, the Block IR it was translated to.
+Writes DIR/OUT.o and DIR/OUT.h (whose OUT_launch(...) launches the kernel over a grid,
+through blockc_launch_kernel), for an app; DIR/OUT.so and DIR/OUT.json, which
+blockc.aot.load launches from Python with the runtime library alone (no LLVM); and
+DIR/OUT.bir, the Block IR it was translated to.
 OUT (default: the kernel's name) names the kernel's symbols, so that several
 specialisations of one kernel can live in one app.
 """
 import argparse
 import ast
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -114,14 +117,39 @@ def compile_kernel(path, kernel_name, signature, target="host", features="", out
         assert count == 1, "the translation declares its kernel once"
     os.makedirs(out_path, exist_ok=True)
     base = os.path.join(out_path, out_name)
-    outputs = {"bir": base + ".bir", "obj": base + ".o", "header": base + ".h"}
+    outputs = {"bir": base + ".bir", "obj": base + ".o", "header": base + ".h",
+               "so": base + ".so", "manifest": base + ".json"}
     with open(outputs["bir"], "w") as f:
         f.write(text)
-    for emit in ("obj", "header"):
+    for emit in ("obj", "header", "so"):
         _core().compile_to_file(text, out_name, outputs[emit], emit,
                                 file_name=os.path.basename(outputs["bir"]), target=target,
                                 features=features)
+    # What blockc.aot needs to launch the .so without the compiler: the kernel's
+    # parameters as the launch line names them, and the values specialised away.
+    manifest = {
+        "format": "blockc-aot-1",
+        "kernel": out_name,
+        "library": os.path.basename(outputs["so"]),
+        "target": target,
+        "parameters": list(kernel.arg_names),
+        "constexprs": {p.name: p.value for p in params if p.constexpr},
+        "arguments": [[name, type_text] for name, type_text in _runtime_parameters(text, out_name)],
+    }
+    temporary = outputs["manifest"] + ".tmp"
+    with open(temporary, "w") as f:
+        json.dump(manifest, f, indent=1)
+    os.replace(temporary, outputs["manifest"])
     return outputs
+
+
+def _runtime_parameters(text, kernel_name):
+    """(name, Block IR type) of each parameter of the kernel's declaration."""
+    match = re.search(rf"^kernel @{re.escape(kernel_name)}\((.*?)\)\s*\{{", text,
+                      flags=re.M | re.S)
+    assert match, "the translation declares its kernel"
+    return [tuple(part.strip().lstrip("%").split(": ", 1))
+            for part in match.group(1).split(",") if part.strip()]
 
 
 def main(argv=None):
@@ -148,7 +176,7 @@ def main(argv=None):
     except _core().CompileError as e:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 1
-    for kind in ("obj", "header"):
+    for kind in ("obj", "header", "so", "manifest"):
         print(outputs[kind])
     return 0
 
