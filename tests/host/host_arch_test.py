@@ -65,12 +65,18 @@ def run_blockc(arch, build_dir, userland, args, extra_env=None):
     return result
 
 
+def userland_python(userland):
+    """The userland's python3 (3.13 in Debian 13), as a path inside it."""
+    link = os.readlink(os.path.join(userland, "usr", "bin", "python3"))
+    return os.path.join(userland, "usr", "bin", os.path.basename(link))
+
+
 def write_python_wrapper(arch, build_dir, userland):
     """BUILD_DIR/userland-python3: the userland's Python 3.13, under QEMU for another
     architecture, else through the userland's own loader and libraries (its glibc is
     newer than this system's)."""
     path = os.path.join(build_dir, "userland-python3")
-    python = os.path.join(userland, "usr", "bin", "python3.13")
+    python = userland_python(userland)
     if arch == "x86_64":
         start = [os.path.join(userland, "lib64", "ld-linux-x86-64.so.2"), "--library-path",
                  os.path.join(userland, "usr", "lib", "x86_64-linux-gnu"), python]
@@ -93,17 +99,18 @@ def build(arch, source_dir, build_dir, userland):
                  "-DBLOCKC_BUILD_TESTS=OFF", "-DBLOCKC_BUILD_BENCHMARKS=OFF"]
     # The Python module for Debian 13's Python, whose headers lie in the userland
     # (FindPython would look for them under the sysroot a second time).
+    version = os.path.basename(userland_python(userland))
     configure += ["-DBLOCKC_BUILD_PYTHON=ON",
                   "-DBLOCKC_PYTHON=" + write_python_wrapper(arch, build_dir, userland),
-                  "-DPython_INCLUDE_DIR=" + os.path.join(userland, "usr", "include",
-                                                         "python3.13")]
+                  "-DPython_INCLUDE_DIR=" + os.path.join(userland, "usr", "include", version)]
     targets = ["blockc", "blockc_python_core", "blockc_python_sources", "blockc_runtime_shared"]
     for command in (configure, ["cmake", "--build", build_dir, "--target", *targets]):
         if subprocess.run(command).returncode != 0:
             fail("'" + " ".join(command) + "' failed")
-    if not any(name.startswith("_core.cpython-313")
+    tag = "_core.cpython-" + version[len("python"):].replace(".", "")
+    if not any(name.startswith(tag)
                for name in os.listdir(os.path.join(build_dir, "python", "blockc"))):
-        fail("no _core module for Python 3.13 was built")
+        fail(f"no {tag} module for the userland's {version} was built")
 
 
 def targets(arch, build_dir, userland):
