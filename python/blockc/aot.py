@@ -118,6 +118,12 @@ def _slot(type_text, value):
         number = float(value)
         if type_text == "f64":
             return ctypes.c_double(number)
+        # A finite value beyond f32 is refused, as the JIT's launch does, not
+        # rounded to infinity (f16 packing refuses its own overflow).
+        try:
+            struct.pack("<f", number)
+        except OverflowError:
+            raise OverflowError(f"{number!r} does not fit {type_text}") from None
         if type_text == "f32":
             return ctypes.c_float(number)
         if type_text == "f16":
