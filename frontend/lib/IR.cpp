@@ -44,6 +44,21 @@ std::optional<CmpPredicate> parseCmpPredicate(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+constexpr std::string_view kMemoryOrders[] = {"relaxed", "acquire", "release", "acq_rel"};
+} // namespace
+
+std::string_view memoryOrderName(MemoryOrder order) {
+  return kMemoryOrders[static_cast<unsigned>(order)];
+}
+
+std::optional<MemoryOrder> parseMemoryOrder(std::string_view name) {
+  for (unsigned i = 0; i < std::size(kMemoryOrders); ++i)
+    if (kMemoryOrders[i] == name)
+      return static_cast<MemoryOrder>(i);
+  return std::nullopt;
+}
+
 bool ConstantValue::operator==(const ConstantValue &o) const {
   if (isFloat != o.isFloat)
     return false;

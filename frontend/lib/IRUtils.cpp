@@ -46,6 +46,7 @@ std::unique_ptr<Operation> cloneOperation(const Operation &op, ValueMap &map,
   copy->callee = op.callee;
   copy->hasMask = op.hasMask;
   copy->hasOther = op.hasOther;
+  copy->order = op.order;
   for (const auto &region : op.regions) {
     Region &newRegion = copy->addRegion();
     for (const auto &arg : region->args)
@@ -59,7 +60,7 @@ std::unique_ptr<Operation> cloneOperation(const Operation &op, ValueMap &map,
 }
 
 bool hasSideEffects(const Operation &op) {
-  if (op.kind() == OpKind::Store || op.kind() == OpKind::Call ||
+  if (op.kind() == OpKind::Store || isAtomic(op) || op.kind() == OpKind::Call ||
       op.opClass() == OpClass::Terminator)
     return true;
   for (const auto &region : op.regions)
@@ -67,6 +68,10 @@ bool hasSideEffects(const Operation &op) {
       if (hasSideEffects(*inner))
         return true;
   return false;
+}
+
+bool isAtomic(const Operation &op) {
+  return op.opClass() == OpClass::AtomicRMW || op.opClass() == OpClass::AtomicCas;
 }
 
 bool keepsPointerBuffer(OpKind kind) {

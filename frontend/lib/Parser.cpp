@@ -74,6 +74,7 @@ private:
   bool parseOpBody(Operation &op);
   bool parseFor(Operation &op);
   bool parseIf(Operation &op);
+  bool parseAtomic(Operation &op);
 
   // Values and scopes.
   bool defineValue(Value *value, const std::string &name, SourceLoc loc);
@@ -722,6 +723,9 @@ bool Parser::parseOpBody(Operation &op) {
       op.hasMask = true;
     }
     return true;
+  case OpClass::AtomicRMW:
+  case OpClass::AtomicCas:
+    return parseAtomic(op);
   case OpClass::Call:
     if (!at(TokenKind::FuncName))
       return errorHere("expected a callee like '@f', got " + describeToken());
@@ -786,6 +790,38 @@ bool Parser::parseFor(Operation &op) {
   if (!lo.isInteger() || !lo.isScalar())
     return error(op.operandLocs[0], "loop bounds are integer scalars, got '" + lo.str() + "'");
   return parseRegion(body, argNames);
+}
+
+/// atomic_OP %p, %v [, mask=%m] [, sem=ORDER]
+/// atomic_cas %p, %expected, %desired [, sem=ORDER]
+bool Parser::parseAtomic(Operation &op) {
+  bool isCas = op.opClass() == OpClass::AtomicCas;
+  if (!parseOperands(op, isCas ? 3 : 2))
+    return false;
+  while (consumeIf(TokenKind::Comma)) {
+    if (!isCas && !op.hasMask && atKeyword("mask")) {
+      if (!parseKeywordOperand(op, "mask"))
+        return false;
+      op.hasMask = true;
+      continue;
+    }
+    if (!atKeyword("sem"))
+      return errorHere(std::string("expected ") + (isCas || op.hasMask ? "" : "'mask=' or ") +
+                       "'sem=' after ',', got " + describeToken());
+    advance();
+    if (!expect(TokenKind::Equal, "after 'sem'"))
+      return false;
+    std::optional<MemoryOrder> order;
+    if (at(TokenKind::Identifier))
+      order = parseMemoryOrder(tok_.text);
+    if (!order)
+      return errorHere("expected a memory order (relaxed, acquire, release, acq_rel), got " +
+                       describeToken());
+    op.order = *order;
+    advance();
+    return true;
+  }
+  return true;
 }
 
 /// if %c { ... } [else { ... }]

@@ -132,6 +132,17 @@ void Printer::operation(const Operation &op, unsigned indent) {
       value(op.mask());
     }
     break;
+  case OpClass::AtomicRMW:
+  case OpClass::AtomicCas:
+    out += " ";
+    values(op.operands, 0, op.opClass() == OpClass::AtomicCas ? 3 : 2);
+    if (op.hasMask) {
+      out += ", mask=";
+      value(op.mask());
+    }
+    if (op.order != MemoryOrder::AcqRel)
+      out += ", sem=" + std::string(memoryOrderName(op.order));
+    break;
   case OpClass::Call:
     out += " @" + op.callee + "(";
     values(op.operands);

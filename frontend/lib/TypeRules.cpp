@@ -306,6 +306,62 @@ std::optional<TypeError> inferStore(const Operation &op) {
   return std::nullopt;
 }
 
+/// Which element types each atomic accepts: what LLVM's atomicrmw and cmpxchg
+/// take on every target blockc has (float kinds through a CAS loop where the
+/// ISA has no float atomics; `atomic_cas` on floats compares bits).
+bool atomicAccepts(OpKind kind, ScalarKind element) {
+  if (element == ScalarKind::I1)
+    return false;
+  switch (kind) {
+  case OpKind::AtomicAdd:
+  case OpKind::AtomicMax:
+  case OpKind::AtomicMin:
+  case OpKind::AtomicXchg:
+  case OpKind::AtomicCas:
+    return true;
+  default:
+    return isIntegerKind(element);
+  }
+}
+
+std::optional<TypeError> inferAtomic(const Operation &op, Types &results) {
+  bool isCas = op.opClass() == OpClass::AtomicCas;
+  if (isCas && op.hasMask)
+    return opError("'atomic_cas' takes no mask");
+  size_t values = isCas ? 2 : 1;
+  if (auto e = expectOperands(op, 1 + values + op.hasMask))
+    return e;
+  const Type &ptr = op.operands[0]->type();
+  if (!ptr.isPointer())
+    return operandError(0, "'" + std::string(op.name()) + "' expects a pointer, got " + quote(ptr));
+  if (!atomicAccepts(op.kind(), ptr.kind()))
+    return operandError(0, "'" + std::string(op.name()) + "' does not take " + quote(ptr) +
+                               (isFloatKind(ptr.kind()) ? ": it is for integers" : ""));
+  for (size_t i = 1; i <= values; ++i) {
+    const Type &value = op.operands[i]->type();
+    if (value.isPointer() || value.kind() != ptr.kind())
+      return operandError(int(i), "the value must have element type " +
+                                      std::string(scalarKindName(ptr.kind())) + ", got " +
+                                      quote(value));
+    if (!broadcastsTo(value.shape(), ptr.shape()))
+      return operandError(int(i), "value shape " + formatShape(value.shape()) +
+                                      " does not broadcast to pointer shape " +
+                                      formatShape(ptr.shape()));
+  }
+  if (op.hasMask) {
+    const Type &mask = op.operands.back()->type();
+    int maskIndex = int(op.operands.size()) - 1;
+    if (!mask.isBool())
+      return operandError(maskIndex, "mask must be i1, got " + quote(mask));
+    if (!broadcastsTo(mask.shape(), ptr.shape()))
+      return operandError(maskIndex, "mask shape " + formatShape(mask.shape()) +
+                                         " does not broadcast to pointer shape " +
+                                         formatShape(ptr.shape()));
+  }
+  results.push_back(Type::block(ptr.kind(), ptr.shape()));
+  return std::nullopt;
+}
+
 std::optional<TypeError> inferReduce(const Operation &op, Types &results) {
   if (auto e = expectOperands(op, 1))
     return e;
@@ -532,6 +588,9 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
     return inferLoad(op, results);
   case OpClass::Store:
     return inferStore(op);
+  case OpClass::AtomicRMW:
+  case OpClass::AtomicCas:
+    return inferAtomic(op, results);
   case OpClass::Reduce:
     return inferReduce(op, results);
   case OpClass::Dot:

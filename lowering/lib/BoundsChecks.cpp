@@ -177,7 +177,7 @@ void BoundsChecks::check(const Operation &op, llvm::Value *pointers, llvm::Value
   SourceLoc loc = op.loc();
   b.CreateStore(b.getInt32(loc.line), field(Line));
   b.CreateStore(b.getInt32(loc.col), field(Column));
-  b.CreateStore(b.getInt32(op.kind() == OpKind::Store), field(IsStore));
+  b.CreateStore(b.getInt32(op.kind() != OpKind::Load), field(IsStore));
   b.CreateStore(b.getInt32(from ? from->index : -1), field(Argument));
   for (unsigned axis = 0; axis < 3; ++axis)
     b.CreateStore(programIds_[axis], field(ReportField(PidX + axis)));

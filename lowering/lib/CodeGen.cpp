@@ -98,6 +98,17 @@ void KernelCodeGen::emitOp(const Operation &op) {
     return emitIf(op);
   case OpKind::Store:
     return emitStore(op);
+  case OpKind::AtomicAdd:
+  case OpKind::AtomicMax:
+  case OpKind::AtomicMin:
+  case OpKind::AtomicUMax:
+  case OpKind::AtomicUMin:
+  case OpKind::AtomicAnd:
+  case OpKind::AtomicOr:
+  case OpKind::AtomicXor:
+  case OpKind::AtomicXchg:
+  case OpKind::AtomicCas:
+    return emitAtomic(op);
   case OpKind::Yield:
   case OpKind::Return:
     return; // handled by the enclosing for/if

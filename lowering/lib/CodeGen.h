@@ -87,6 +87,14 @@ private:
   /// ISAs with non-temporal vector stores that blockc uses.
   void findStreamableStores(const Function &fn);
 
+  // --- Atomics (CodeGenAtomics.cpp) ---
+  /// Runs `op` lane by lane; its old values go to a buffer (or a scalar).
+  void emitAtomic(const Operation &op);
+  /// One active lane of `op` at `ptr` with its value operands; returns the
+  /// value memory held before.
+  llvm::Value *emitAtomicElement(const Operation &op, llvm::Value *ptr,
+                                 llvm::ArrayRef<llvm::Value *> values);
+
   // --- Values in buffers (CodeGenBuffers.cpp) ---
   /// A scratch buffer for a value of `type`, in its memory type.
   llvm::Value *allocaBuffer(const Type &type, const std::string &name);

@@ -64,9 +64,14 @@ public:
   /// materialized first. Pointers from different kernel parameters are taken
   /// not to overlap partially (docs/block-ir.md); the same pointer value is
   /// an in-place update, safe strip by strip.
+  ///
+  /// An atomic runs lane by lane, and lanes of one atomic may share an
+  /// address (a histogram): every load it reads that may alias its pointer
+  /// is materialized, the same pointer value included.
   void findStoreHazards(Region &region) {
     walkOps(region, [&](Operation &op) {
-      if (op.kind() != OpKind::Store || op.operands[0]->type().isScalar())
+      bool atomic = isAtomic(op);
+      if ((op.kind() != OpKind::Store && !atomic) || op.operands[0]->type().isScalar())
         return;
       const Value *storePtr = op.operands[0];
       const Value *storeRoot = rootPointer(storePtr);
@@ -76,7 +81,7 @@ public:
         collectFusibleLoads(op.operands[i], loads, seen);
       for (const Operation *load : loads) {
         const Value *loadPtr = load->operands[0];
-        if (loadPtr == storePtr)
+        if (loadPtr == storePtr && !atomic)
           continue;
         const Value *loadRoot = rootPointer(loadPtr);
         if (!loadRoot || !storeRoot || loadRoot == storeRoot)

@@ -24,6 +24,8 @@ bool alwaysMaterialized(const Operation &op) {
   case OpClass::For:
   case OpClass::If:
   case OpClass::Call:
+  case OpClass::AtomicRMW:
+  case OpClass::AtomicCas:
     return true;
   case OpClass::ShapeTo:
     return op.kind() == OpKind::Reshape;
@@ -67,7 +69,7 @@ bool usedInside(const Operation &op, const Value *v) {
 bool containsLoad(const Operation &op) {
   for (const auto &region : op.regions)
     for (const auto &inner : region->ops)
-      if (inner->kind() == OpKind::Load || containsLoad(*inner))
+      if (inner->kind() == OpKind::Load || isAtomic(*inner) || containsLoad(*inner))
         return true;
   return false;
 }
@@ -311,7 +313,7 @@ std::string StripGroupFinder::check(const StripGroup &group) {
                " between the consumers, before their loop could compute it";
     if (hasSideEffects(op) && (storeBefore || loadBefore))
       return describeOp(op) + " may write memory between its consumers";
-    bool readsMemory = op.kind() == OpKind::Load || containsLoad(op) ||
+    bool readsMemory = op.kind() == OpKind::Load || isAtomic(op) || containsLoad(op) ||
                        std::any_of(reads.begin(), reads.end(), [&](const Value *v) {
                          return v->definingOp() && v->definingOp()->kind() == OpKind::Load &&
                                 !plan_.isMaterialized(v);

@@ -1,4 +1,4 @@
-// for, if and call (section 10.13): loop-carried blocks and scalars, loops that run
+// for, if and call (section 10.14): loop-carried blocks and scalars, loops that run
 // zero times, induction variables of every integer type near their limits, if with
 // block and scalar results, nested loops, and inlined helper functions.
 // Float inputs are small integers and halves so every expected value is exact.

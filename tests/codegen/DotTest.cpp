@@ -1,4 +1,4 @@
-// dot (section 10.12) for every operand type it accepts, in a tiled matmul with a K
+// dot (section 10.13) for every operand type it accepts, in a tiled matmul with a K
 // loop, masked edges on M, N and K, an accumulator loaded from memory, odd problem
 // and block sizes, and A and B transposed through their strides, against a naive
 // triple loop; once with each dot strategy of the test target's cascade forced

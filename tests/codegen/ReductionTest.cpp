@@ -1,5 +1,5 @@
 // reduce_sum, reduce_max, reduce_min, argmax and argmin along each axis of 2D
-// blocks and along axis 0 of 1D blocks, for f32, i32 and f16 (section 10.11).
+// blocks and along axis 0 of 1D blocks, for f32, i32 and f16 (section 10.12).
 // Blocks are odd sizes (7x5, 33x17, ...) so rows end in partial strips, some wider
 // than the data so masked lanes take the `other` value, which the reference
 // reduces too. Inputs are chosen so every expected value is exact:
@@ -270,7 +270,7 @@ uint32_t reduceFour(const char *op, const char *resultType, std::array<float, 4>
 }
 
 // reduce_max and reduce_min ignore NaN unless every element is NaN; then the
-// result is NaN (section 10.11), not the identity the reduction starts from.
+// result is NaN (section 10.12), not the identity the reduction starts from.
 TEST(ReductionNaN, AllNaNGivesNaN) {
   const float nan = NAN;
   for (const char *op : {"reduce_max", "reduce_min"}) {

@@ -616,6 +616,57 @@ class Builder:
         self.statement(text)
         self.stored_through.append(pointer.handle)
 
+    # Triton's `sem` names, and the Block IR memory order each maps to. A
+    # `scope` (gpu, cta, sys) has one meaning on a CPU: every program of a
+    # launch shares the process's memory, so each scope is the whole system.
+    _MEMORY_ORDERS = {"relaxed": "relaxed", "acquire": "acquire", "release": "release",
+                      "acq_rel": "acq_rel"}
+    _SCOPES = ("gpu", "cta", "sys")
+
+    def atomic(self, what, pointer, values, mask=None, sem=None, scope=None):
+        """`tl.atomic_<what>`: `values` are the value (or, for cas, the
+        compare and the new value), converted to the pointee type. Returns
+        the old values, with the pointer's shape."""
+        name = f"tl.atomic_{what}"
+        pointer = self.to_tensor(pointer)
+        if not pointer.dtype.is_ptr():
+            raise TypeError(f"{name} needs a pointer, got {pointer.dtype}")
+        element = pointer.dtype.element_ty
+        if element.is_int1():
+            raise TypeError(f"{name} on a pointer to int1: Triton has no boolean atomics")
+        order = self._MEMORY_ORDERS.get(str(getattr(sem, "value", sem) or "acq_rel"))
+        if order is None:
+            raise ValueError(f"{name}: sem must be one of {', '.join(self._MEMORY_ORDERS)}, "
+                             f"got {sem!r}")
+        scope = str(getattr(scope, "value", scope) or "gpu")
+        if scope not in self._SCOPES:
+            raise ValueError(f"{name}: scope must be one of {', '.join(self._SCOPES)}, got "
+                             f"{scope!r}")
+        if element.is_floating() and what in ("and", "or", "xor"):
+            raise TypeError(f"{name} needs integers, got a pointer to {element}")
+        operands = []
+        for value in values:
+            value = self.to_tensor(value, None if isinstance(value, tensor) else element)
+            if value.dtype.is_ptr():
+                raise TypeError(f"{name} of a pointer value ({value.dtype})")
+            if value.shape and not pointer.shape:
+                # Triton broadcasts the pointer to the value's shape.
+                pointer = self.broadcast_to(pointer, value.shape)
+            operands.append(value)
+        operands = [self._fit(pointer, self.cast(v, element), "the value") for v in operands]
+        op = what
+        if what in ("max", "min") and element.is_int_unsigned():
+            op = "u" + what
+        text = f"atomic_{op} {pointer.handle}, " + ", ".join(v.handle for v in operands)
+        if mask is not None:
+            if what == "cas":
+                raise ValueError("tl.atomic_cas takes no mask")
+            text += f", mask={self._mask_for(pointer, mask, name).handle}"
+        if order != "acq_rel":
+            text += f", sem={order}"
+        self.stored_through.append(pointer.handle)
+        return self.op(text, element, pointer.shape, "old")
+
     def _mask_for(self, pointer, mask, what):
         mask = self.to_i1(mask)
         if mask.shape and not pointer.shape:

@@ -45,6 +45,8 @@ enum class OpClass : uint8_t {
   AddPtr,
   Load,
   Store,
+  AtomicRMW,
+  AtomicCas,
   Reduce,
   Dot,
   Call,
@@ -60,6 +62,13 @@ std::optional<OpKind> parseOpName(std::string_view name);
 enum class CmpPredicate : uint8_t { EQ, NE, LT, LE, GT, GE };
 std::string_view cmpPredicateName(CmpPredicate pred);
 std::optional<CmpPredicate> parseCmpPredicate(std::string_view name);
+
+/// The ordering an atomic op gives its access, as C++'s memory_order (and
+/// Triton's `sem`): relaxed is atomicity alone; acquire, release and acq_rel
+/// also order the program's other accesses around it.
+enum class MemoryOrder : uint8_t { Relaxed, Acquire, Release, AcqRel };
+std::string_view memoryOrderName(MemoryOrder order);
+std::optional<MemoryOrder> parseMemoryOrder(std::string_view name);
 
 /// A compile-time number: the value of `const` and of constexprs.
 struct ConstantValue {
@@ -138,9 +147,12 @@ public:
   ConstantValue constant;
   /// Call: the callee's name without `@`.
   std::string callee;
-  /// Load: operands are ptr [, mask] [, other]. Store: ptr, value [, mask].
+  /// Load: operands are ptr [, mask] [, other]. Store and AtomicRMW: ptr,
+  /// value [, mask]. AtomicCas: ptr, expected, desired.
   bool hasMask = false;
   bool hasOther = false;
+  /// AtomicRMW, AtomicCas.
+  MemoryOrder order = MemoryOrder::AcqRel;
 
   Value *result(unsigned i = 0) const { return results[i].get(); }
   Value *addResult(Type type, std::string name, SourceLoc loc = {});

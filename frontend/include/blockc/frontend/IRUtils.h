@@ -34,6 +34,10 @@ bool eraseDeadOps(Region &region);
 /// True for ops that write memory or contain ops that do.
 bool hasSideEffects(const Operation &op);
 
+/// True for the atomic read-modify-write ops and compare-and-swap: they read
+/// and write memory, and their result is the value they found there.
+bool isAtomic(const Operation &op);
+
 /// True for ops whose pointer result addresses the same buffer as their first
 /// operand (addptr, splat, broadcast, expand_dims, reshape, trans, bitcast).
 bool keepsPointerBuffer(OpKind kind);

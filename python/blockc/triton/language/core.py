@@ -199,6 +199,46 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 
 @builtin
+def atomic_add(pointer, val, mask=None, sem=None, scope=None, _builder=None):
+    return _builder.atomic("add", pointer, [_c(val)], _c(mask), _c(sem), _c(scope))
+
+
+@builtin
+def atomic_max(pointer, val, mask=None, sem=None, scope=None, _builder=None):
+    return _builder.atomic("max", pointer, [_c(val)], _c(mask), _c(sem), _c(scope))
+
+
+@builtin
+def atomic_min(pointer, val, mask=None, sem=None, scope=None, _builder=None):
+    return _builder.atomic("min", pointer, [_c(val)], _c(mask), _c(sem), _c(scope))
+
+
+@builtin
+def atomic_and(pointer, val, mask=None, sem=None, scope=None, _builder=None):
+    return _builder.atomic("and", pointer, [_c(val)], _c(mask), _c(sem), _c(scope))
+
+
+@builtin
+def atomic_or(pointer, val, mask=None, sem=None, scope=None, _builder=None):
+    return _builder.atomic("or", pointer, [_c(val)], _c(mask), _c(sem), _c(scope))
+
+
+@builtin
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None, _builder=None):
+    return _builder.atomic("xor", pointer, [_c(val)], _c(mask), _c(sem), _c(scope))
+
+
+@builtin
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None, _builder=None):
+    return _builder.atomic("xchg", pointer, [_c(val)], _c(mask), _c(sem), _c(scope))
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None, _builder=None):
+    return _builder.atomic("cas", pointer, [_c(cmp), _c(val)], None, _c(sem), _c(scope))
+
+
+@builtin
 def make_block_ptr(base, shape, strides, offsets, block_shape, order, _builder=None):
     return _builder.make_block_ptr(base, [_c(s) for s in shape], [_c(s) for s in strides],
                                    [_c(o) for o in offsets], _shape(block_shape), _shape(order))
@@ -378,10 +418,6 @@ def _missing(name, why):
     return fn
 
 
-_ATOMICS = "Block IR has no atomic operations yet"
-for _name in ("atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
-              "atomic_xchg", "atomic_cas"):
-    globals()[_name] = _missing(_name, _ATOMICS)
 _SCANS = "Block IR has no scans yet"
 for _name in ("cumsum", "cumprod", "associative_scan"):
     globals()[_name] = _missing(_name, _SCANS)
