@@ -19,7 +19,7 @@ import sys
 import textwrap
 import types
 
-from .dtypes import UnsupportedType
+from .dtypes import UnsupportedType, dtype
 from .controlflow import ControlFlow
 from .emitter import Emitter
 from .errors import CompilationError, UnsupportedLanguageConstruct
@@ -177,7 +177,7 @@ def _has_tensor(value):
 
 def _unwrap(value):
     """A `tl.constexpr(x)` object is `x` to the translator."""
-    while hasattr(value, "__blockc_constexpr__"):
+    while hasattr(value, "__blockc_constexpr__") and not isinstance(value, type):
         value = value.value
     return value
 
@@ -474,6 +474,10 @@ class Translator(ControlFlow, ast.NodeVisitor):
         try:
             found = getattr(value, node.attr)
         except AttributeError:
+            if node.attr == "value" and not _has_tensor(value):
+                # The translator holds constexprs unwrapped; `.value` of one
+                # (`BLOCK.value`, `tl.constexpr(4).value`) is the value.
+                return value
             raise self.error(node, f"{self._describe(value)} has no attribute '{node.attr}'")
         if isinstance(value, types.ModuleType) and _is_user_module(value) and \
                 node.attr in value.__dict__:
@@ -644,6 +648,11 @@ class Translator(ControlFlow, ast.NodeVisitor):
         if fn is builtins.print:
             raise self.unsupported(node, "print in a kernel (tl.device_print); tl.static_print "
                                    "prints constexprs while translating")
+        if isinstance(fn, dtype):
+            return fn(*args, **kwargs)  # raises, saying how to convert
+        if fn is self.tl.constexpr and _has_tensor(args):
+            raise self.error(node, "tl.constexpr() wraps a compile-time value; this is "
+                             f"{self._describe(args[0])}, known only when the kernel runs")
         if fn in (builtins.range, self.tl.range, self.tl.static_range):
             raise self.unsupported(node, f"{getattr(fn, '__name__', fn)} outside a for loop")
         if _has_tensor(args) or _has_tensor(list(kwargs.values())):
