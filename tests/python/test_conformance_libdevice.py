@@ -286,6 +286,30 @@ def test_integer_binary(name, dtype):
     assert_equal(z, np.array([INT_BINARY[name](a, b, bits) for a, b in zip(x, y)], dtype))
 
 
+@triton.jit
+def reinterpret_kernel(f_ptr, i_ptr, d_ptr, l_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    f, i = tl.load(f_ptr + offs), tl.load(i_ptr + offs)
+    d, ll = tl.load(d_ptr + offs), tl.load(l_ptr + offs)
+    tl.store(i_ptr + offs, libdevice.float_as_int(f))
+    tl.store(f_ptr + offs, libdevice.int_as_float(i))
+    tl.store(l_ptr + offs, libdevice.double_as_longlong(d))
+    tl.store(d_ptr + offs, libdevice.longlong_as_double(ll))
+
+
+def test_bit_reinterpretations():
+    f = _inputs("float32", -5.0, 5.0, count=12)[:32]
+    d = _inputs("float64", -5.0, 5.0, count=12)[:32]
+    i = rng(8).integers(-2**31, 2**31 - 1, 32).astype(np.int32)
+    ll = rng(9).integers(-2**62, 2**62, 32).astype(np.int64)
+    tf, ti, td, tll = to_torch(f), to_torch(i), to_torch(d), to_torch(ll)
+    reinterpret_kernel[(1,)](tf, ti, td, tll, BLOCK=32)
+    assert_equal(ti, f.view(np.int32))
+    assert_equal(tf.numpy().view(np.int32), i)
+    assert_equal(tll, d.view(np.int64))
+    assert_equal(td.numpy().view(np.int64), ll)
+
+
 # --- what blockc cannot build yet
 
 

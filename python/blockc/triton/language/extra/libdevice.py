@@ -21,7 +21,7 @@ from ..core import (exp, exp2, log, log2, sqrt, rsqrt, sin, cos, erf, floor, cei
 from ..core import div_rn as div_rn, sqrt_rn as sqrt_rn  # noqa: F401
 from ..core import maximum as max, minimum as min  # noqa: F401
 from ..core import maximum as fmax, minimum as fmin  # noqa: F401
-from ....frontend.dtypes import float64, int16, int32, int64
+from ....frontend.dtypes import float32, float64, int16, int32, int64
 from ....frontend.values import builtin, tensor
 
 _INF = float("inf")
@@ -560,6 +560,23 @@ def urhadd(b, x, y):
     return b.sub(b.bitwise("or", x, y), _lshr(b, b.bitwise("xor", x, y), 1))
 
 
+def _reinterpret(name, source, target):
+    @builtin
+    def fn(x, _builder=None):
+        x = _builder.to_tensor(_c(x))
+        if x.dtype != source:
+            raise TypeError(f"libdevice.{name} needs {source}, got {x.dtype}")
+        return _builder.cast(x, target, bitcast=True)
+    fn.__name__ = name
+    return fn
+
+
+int_as_float = _reinterpret("int_as_float", int32, float32)
+float_as_int = _reinterpret("float_as_int", float32, int32)
+longlong_as_double = _reinterpret("longlong_as_double", int64, float64)
+double_as_longlong = _reinterpret("double_as_longlong", float64, int64)
+
+
 # --- not expressible yet ----------------------------------------------------------
 
 def _unsupported(name, why):
@@ -579,9 +596,9 @@ UNSUPPORTED = {
         "normcdfinv", "j0", "j1", "jn", "y0", "y1", "yn", "cyl_bessel_i0", "cyl_bessel_i1",
         "logb", "ilogb", "ldexp", "scalbn", "frexp", "modf", "nextafter", "sincos",
         "sincospi", "tanpi", "fast_tanhf", "byte_perm", "sad", "usad", "mul24", "umul24",
-        "llrint", "llround", "nan", "isinfd", "isnand", "signbitd", "erfcf", "rsqrt_rn",
-        "double2hiint", "double2loint", "hiloint2double", "int_as_float", "float_as_int",
-        "uint_as_float", "float_as_uint", "longlong_as_double", "double_as_longlong")},
+        "rsqrt_rn", "double2hiint", "double2loint", "hiloint2double")},
+    **{n: "Block IR has no unsigned integer types yet" for n in (
+        "uint_as_float", "float_as_uint")},
     **{f"{op}_{mode}": _DIRECTED for op in ("div", "rcp", "sqrt", "add", "sub", "mul", "fma")
        for mode in ("rz", "rd", "ru")},
 }
