@@ -120,6 +120,128 @@ def test_early_return():
     assert_equal(z, np.concatenate([x[:2 * BLOCK] + 1, np.full(2 * BLOCK, -7)]))
 
 
+@triton.jit
+def return_in_constexpr_if_kernel(x_ptr, z_ptr, MODE: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    if MODE == "odd_programs_return":
+        # A run-time return nested in a constexpr if: the statements after the
+        # outer if do not run for the odd programs.
+        if pid % 2 == 1:
+            return
+        x = x * 2
+    tl.store(z_ptr + offs, x + 1)
+
+
+@pytest.mark.parametrize("mode", ["odd_programs_return", "plain"])
+def test_return_inside_a_runtime_if_nested_in_a_constexpr_if(mode):
+    x = rand(rng(3), 4 * BLOCK, "int32", -100, 100)
+    z = empty(4 * BLOCK, "int32", fill=-7)
+    return_in_constexpr_if_kernel[(4,)](to_torch(x), z, MODE=mode, BLOCK=BLOCK)
+    expected = x + 1
+    if mode == "odd_programs_return":
+        programs = np.arange(4 * BLOCK) // BLOCK
+        expected = np.where(programs % 2 == 1, -7, x * 2 + 1)
+    assert_equal(z, expected)
+
+
+@triton.jit
+def return_in_nested_ifs_kernel(x_ptr, z_ptr, a, b, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    if a > 0:
+        if b > 0:
+            tl.store(z_ptr + offs, x * 3)
+            return
+        x = x - 1  # only when a > 0 and b <= 0
+    else:
+        if b < 0:
+            return
+    tl.store(z_ptr + offs, x + 100)
+
+
+@pytest.mark.parametrize("a", [-1, 1])
+@pytest.mark.parametrize("b", [-1, 0, 1])
+def test_return_inside_nested_runtime_ifs(a, b):
+    x = rand(rng(4), BLOCK, "int32", -100, 100)
+    z = empty(BLOCK, "int32", fill=-7)
+    return_in_nested_ifs_kernel[(1,)](to_torch(x), z, a, b, BLOCK=BLOCK)
+    if a > 0:
+        expected = x * 3 if b > 0 else x - 1 + 100
+    else:
+        expected = np.full(BLOCK, -7) if b < 0 else x + 100
+    assert_equal(z, expected)
+
+
+@triton.jit
+def _piecewise(x, a, b):
+    if a > 0:
+        if b > 0:
+            return x * 3.0
+        return x * 2.0
+    y = x - 1.0
+    if b > 0:
+        return y * y
+    return y
+
+
+@triton.jit
+def helper_early_returns_kernel(x_ptr, z_ptr, a, b, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(z_ptr + offs, _piecewise(tl.load(x_ptr + offs), a, b))
+
+
+@pytest.mark.parametrize("a", [-1, 1])
+@pytest.mark.parametrize("b", [-1, 1])
+def test_helper_returning_values_from_nested_runtime_ifs(a, b):
+    x = rand(rng(5), BLOCK, "float32")
+    z = empty(BLOCK, "float32")
+    helper_early_returns_kernel[(1,)](to_torch(x), z, a, b, BLOCK=BLOCK)
+    x64 = x.astype(np.float64)
+    if a > 0:
+        expected = x64 * 3 if b > 0 else x64 * 2
+    else:
+        expected = (x64 - 1) ** 2 if b > 0 else x64 - 1
+    assert_close(z, expected, rtol=2.0**-22, atol=2.0**-22)
+
+
+@triton.jit
+def rebound_after_return_kernel(x_ptr, z_ptr, flag, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    if flag > 0:
+        tl.store(z_ptr + offs, x * 0.5)
+        return
+    # Rebound to another type on the path that did not return.
+    x = x.to(tl.int32) * 2
+    tl.store(z_ptr + offs, x)
+
+
+@pytest.mark.parametrize("flag", [0, 1])
+def test_a_name_rebound_to_another_type_after_an_early_return(flag):
+    x = rand(rng(6), BLOCK, "float32", -50, 50)
+    z = empty(BLOCK, "float32")
+    rebound_after_return_kernel[(1,)](to_torch(x), z, flag, BLOCK=BLOCK)
+    expected = x.astype(np.float64) * 0.5 if flag else np.trunc(x).astype(np.int64) * 2
+    assert_equal(z, expected.astype(np.float32))
+
+
+@triton.jit
+def return_in_static_range_kernel(z_ptr, stop, N: tl.constexpr):
+    for i in tl.static_range(N):
+        if i == stop:
+            return
+        tl.store(z_ptr + i, i * 10)
+
+
+@pytest.mark.parametrize("stop", [0, 2, 9])
+def test_return_inside_an_unrolled_loop(stop):
+    z = empty(4, "int32", fill=-7)
+    return_in_static_range_kernel[(1,)](z, stop, N=4)
+    assert_equal(z, [i * 10 if i < stop else -7 for i in range(4)])
+
+
 # --- for loops
 
 

@@ -211,6 +211,37 @@ def test_break_is_rejected():
 
 
 @triton.jit
+def return_in_loop_kernel(z_ptr, n):
+    for i in range(n):
+        if i == 3:
+            return  # err:return_in_loop
+        tl.store(z_ptr + i, i)
+
+
+@blockc_only  # Triton rejects it too; its interpreter runs it as Python
+def test_return_inside_a_loop_is_rejected_at_the_return():
+    with compile_error_at(HERE, "err:return_in_loop", match="return inside a loop"):
+        return_in_loop_kernel[(1,)](empty(8, "int32"), 5)
+
+
+@triton.jit
+def _value_or_nothing(x, flag):
+    if flag > 0:  # err:mixed_returns
+        return x + 1
+
+
+@triton.jit
+def mixed_returns_kernel(x_ptr, z_ptr, flag):
+    offs = tl.arange(0, 16)
+    tl.store(z_ptr + offs, _value_or_nothing(tl.load(x_ptr + offs), flag))
+
+
+def test_a_helper_returning_a_value_on_one_path_only():
+    with compile_error_at(HERE, "err:mixed_returns", match="return"):
+        mixed_returns_kernel[(1,)](f32(), f32(), 3)
+
+
+@triton.jit
 def atomic_kernel(x_ptr, z_ptr):
     offs = tl.arange(0, 16)
     tl.atomic_add(z_ptr, tl.sum(tl.load(x_ptr + offs)))  # err:atomic

@@ -19,7 +19,7 @@ import sys
 import textwrap
 import types
 
-from .dtypes import UnsupportedType
+from .dtypes import UnsupportedType, dtype
 from .controlflow import ControlFlow
 from .emitter import Emitter
 from .errors import CompilationError, UnsupportedLanguageConstruct
@@ -77,6 +77,10 @@ class _Frame:
         self.call_node = call_node
         self.returned = False
         self.return_value = None
+        # The statements that run after the one being translated, up to the
+        # end of the function; None inside a counted loop's body, which a
+        # return cannot leave.
+        self.tail = []
         self.globals = parsed.fn.__globals__
         # The cells, not their values: a launch checks what they hold now.
         code = parsed.fn.__code__
@@ -173,20 +177,26 @@ def _has_tensor(value):
 
 def _unwrap(value):
     """A `tl.constexpr(x)` object is `x` to the translator."""
-    while hasattr(value, "__blockc_constexpr__"):
+    while hasattr(value, "__blockc_constexpr__") and not isinstance(value, type):
         value = value.value
     return value
 
 
-def _always_returns(statements):
-    if not statements:
-        return False
-    last = statements[-1]
-    if isinstance(last, ast.Return):
-        return True
-    if isinstance(last, ast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
-    return False
+def _contains_return(node):
+    nodes = node if isinstance(node, list) else [node]
+    return any(isinstance(n, ast.Return) for top in nodes for n in ast.walk(top))
+
+
+class _Bind(ast.stmt):
+    """One iteration's binding of an unrolled loop's target, so that an
+    unrolled loop can be spelled as a list of statements (a `return` in it
+    then takes the rest of the function with it like any other)."""
+
+    _fields = ("target",)
+
+    def __init__(self, target, value):
+        super().__init__(target=target)
+        self.value = value
 
 
 class Translator(ControlFlow, ast.NodeVisitor):
@@ -226,7 +236,7 @@ class Translator(ControlFlow, ast.NodeVisitor):
         self.builder.loc = parsed.place(parsed.node)
         self.emitter.line(f"kernel @{name}({', '.join(signature)}) {{", self.builder.loc)
         self.emitter.depth += 1
-        self._block(parsed.node.body, function_body=True)
+        self._block(parsed.node.body)
         if frame.returned and frame.return_value is not None:
             raise self.error(parsed.node, "a kernel cannot return a value")
         self.emitter.depth -= 1
@@ -279,28 +289,31 @@ class Translator(ControlFlow, ast.NodeVisitor):
 
     # --- statements ---------------------------------------------------------
 
-    def _block(self, statements, function_body=False):
+    def _block(self, statements):
+        frame = self.frame
+        after = frame.tail
         statements = list(statements)
-        for i, statement in enumerate(statements):
-            if self.frame.returned:
-                return
-            # `if c: return` on a runtime c ends the function on one path:
-            # the statements after it are the other path.
-            if isinstance(statement, ast.If) and i + 1 < len(statements):
-                then_returns = _always_returns(statement.body)
-                else_returns = _always_returns(statement.orelse)
-                if then_returns != else_returns:
-                    rest = statements[i + 1:]
-                    merged = ast.If(test=statement.test,
-                                    body=statement.body + ([] if then_returns else rest),
-                                    orelse=statement.orelse + (rest if then_returns else []))
-                    ast.copy_location(merged, statement)
-                    # At the end of a function body, falling off the end
-                    # is returning None.
-                    merged.falls_off_end = function_body
-                    self.visit(merged)
+        try:
+            for i, statement in enumerate(statements):
+                if frame.returned:
                     return
-            self.visit(statement)
+                frame.tail = None if after is None else statements[i + 1:] + after
+                self.visit(statement)
+        finally:
+            frame.tail = after
+
+    def _to_end(self, statements):
+        """Translates `statements` as the rest of the function: falling off
+        their end is returning None."""
+        frame = self.frame
+        saved = frame.tail
+        frame.tail = []
+        try:
+            self._block(statements)
+        finally:
+            frame.tail = saved
+        if not frame.returned:
+            frame.returned, frame.return_value = True, None
 
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
@@ -354,6 +367,19 @@ class Translator(ControlFlow, ast.NodeVisitor):
 
     def visit_If(self, node):
         condition = _unwrap(self.visit(node.test))
+        rest = self.frame.tail
+        if rest is not None and _contains_return(node):
+            # A return in either branch ends the function on that path: the
+            # rest of the function becomes part of each branch, so that it
+            # runs only where no return was reached (Triton's semantics).
+            # Both branches then end the function, and only what they return
+            # joins; names rebound after a return are never merged.
+            if not _has_tensor(condition):
+                self._to_end((node.body if condition else node.orelse) + rest)
+                return
+            self._runtime_if(node, condition, lambda: self._to_end(node.body + rest),
+                             lambda: self._to_end(node.orelse + rest), to_end=True)
+            return
         if not _has_tensor(condition):
             self._block(node.body if condition else node.orelse)
             return
@@ -400,11 +426,15 @@ class Translator(ControlFlow, ast.NodeVisitor):
                                "tl.static_range or a constexpr tuple")
 
     def _unrolled(self, node, values):
+        statements = []
         for value in values:
-            self._assign(node.target, value)
-            self._block(node.body)
-            if self.frame.returned:
-                raise self.unsupported(node, "return inside a loop")
+            bind = _Bind(node.target, value)
+            ast.copy_location(bind, node)
+            statements += [bind] + node.body
+        self._block(statements)
+
+    def visit__Bind(self, node):
+        self._assign(node.target, node.value)
 
     # --- expressions --------------------------------------------------------
 
@@ -444,6 +474,10 @@ class Translator(ControlFlow, ast.NodeVisitor):
         try:
             found = getattr(value, node.attr)
         except AttributeError:
+            if node.attr == "value" and not _has_tensor(value):
+                # The translator holds constexprs unwrapped; `.value` of one
+                # (`BLOCK.value`, `tl.constexpr(4).value`) is the value.
+                return value
             raise self.error(node, f"{self._describe(value)} has no attribute '{node.attr}'")
         if isinstance(value, types.ModuleType) and _is_user_module(value) and \
                 node.attr in value.__dict__:
@@ -614,6 +648,11 @@ class Translator(ControlFlow, ast.NodeVisitor):
         if fn is builtins.print:
             raise self.unsupported(node, "print in a kernel (tl.device_print); tl.static_print "
                                    "prints constexprs while translating")
+        if isinstance(fn, dtype):
+            return fn(*args, **kwargs)  # raises, saying how to convert
+        if fn is self.tl.constexpr and _has_tensor(args):
+            raise self.error(node, "tl.constexpr() wraps a compile-time value; this is "
+                             f"{self._describe(args[0])}, known only when the kernel runs")
         if fn in (builtins.range, self.tl.range, self.tl.static_range):
             raise self.unsupported(node, f"{getattr(fn, '__name__', fn)} outside a for loop")
         if _has_tensor(args) or _has_tensor(list(kwargs.values())):
@@ -638,7 +677,7 @@ class Translator(ControlFlow, ast.NodeVisitor):
         frame = _Frame(parsed, env, node)
         self.frames.append(frame)
         try:
-            self._block(parsed.node.body, function_body=True)
+            self._block(parsed.node.body)
         finally:
             self.frames.pop()
         return frame.return_value

@@ -16,6 +16,14 @@ from .dtypes import int32, int64, literal_type
 from .values import tensor
 
 
+def _first_return(statements):
+    for top in statements:
+        for node in ast.walk(top):
+            if isinstance(node, ast.Return):
+                return node
+    return None
+
+
 def _assigned_names(statements):
     """Names a loop body may rebind, found without translating it."""
     names = set()
@@ -29,7 +37,10 @@ def _assigned_names(statements):
 class ControlFlow:
     """The Translator's loops and run-time `if`s (mixed into it)."""
 
-    def _runtime_if(self, node, condition, then_branch, else_branch):
+    def _runtime_if(self, node, condition, then_branch, else_branch, to_end=False):
+        """to_end: each branch runs to the end of the function (visit_If
+        moved the rest of the function into both), so only the values
+        returned join."""
         if not isinstance(condition, tensor) or condition.shape:
             raise self.error(node, "the condition of an `if` must be a scalar; for a block "
                              "condition use tl.where")
@@ -45,28 +56,26 @@ class ControlFlow:
             branches.append((self.emitter.pop(), frame.env, frame.returned, frame.return_value))
         (then_lines, then_env, then_ret, then_value), (else_lines, else_env, else_ret,
                                                        else_value) = branches
-        if then_ret != else_ret and getattr(node, "falls_off_end", False) and \
-                then_value is None and else_value is None:
-            then_ret = else_ret = True
+        if to_end:
+            results, finish = self._join(node, {None: (then_value, else_value)}, then_lines,
+                                         else_lines)
+            frame.env = before
+            frame.returned, frame.return_value = True, results[None]
+            finish(condition)
+            return
         if then_ret != else_ret:
-            raise self.unsupported(node, "a return on one side of an `if` on a runtime value: "
-                                   "Block IR has no early exit, so both sides must return")
+            raise self.unsupported(node, "a return on one side of an `if` on a runtime value "
+                                   "here: Block IR has no early exit from a loop")
         joined = {}
         for name in then_env:
             if name in else_env and not (then_env[name] is else_env[name]):
                 joined[name] = (then_env[name], else_env[name])
-        if then_ret:
-            joined[None] = (then_value, else_value)
         results, finish = self._join(node, joined, then_lines, else_lines)
         frame.env = {name: value for name, value in then_env.items()
                      if name in else_env and then_env[name] is else_env[name]}
         for name, value in results.items():
-            if name is None:
-                frame.returned, frame.return_value = True, value
-            else:
-                frame.env[name] = value
-        if not then_ret:
-            frame.returned, frame.return_value = False, None
+            frame.env[name] = value
+        frame.returned, frame.return_value = False, None
         finish(condition)
 
     def _join(self, node, joined, then_lines, else_lines):
@@ -79,6 +88,11 @@ class ControlFlow:
             b_shape, b_leaves = structure.flatten(b)
             label = "the return value" if name is None else f"'{name}'"
             if not structure.same_shape(a_shape, b_shape):
+                if name is None:
+                    raise self.error(node, "the function returns " + self._describe(a) +
+                                     " on a path through this `if` and " + self._describe(b) +
+                                     " on another (reaching the end of the function returns "
+                                     "None); every return must give the same kind of value")
                 raise self.error(node, f"{label} is {self._describe(a)} after one branch and "
                                  f"{self._describe(b)} after the other")
             spans = []
@@ -178,6 +192,19 @@ class ControlFlow:
 
     def _loop(self, node, header, ty, induction):
         frame = self.frame
+        early = _first_return(node.body)
+        if early is not None:
+            raise self.unsupported(early, "return inside a loop: Block IR loops have no early "
+                                   "exit")
+        saved_tail = frame.tail
+        frame.tail = None
+        try:
+            self._loop_body(node, header, ty, induction)
+        finally:
+            frame.tail = saved_tail
+
+    def _loop_body(self, node, header, ty, induction):
+        frame = self.frame
         before = dict(frame.env)
         candidates = [n for n in sorted(_assigned_names(node.body)) if n in before]
         flat = {n: structure.flatten(before[n]) for n in candidates}
@@ -202,9 +229,6 @@ class ControlFlow:
                 index = self.builder.add(lo_t, self.builder.mul(iv, step_t))
             self._assign(node.target, index)
             self._block(node.body)
-            if frame.returned:
-                raise self.unsupported(node, "return inside a loop: Block IR loops have no "
-                                       "early exit")
             after = frame.env
             retry, yields = False, []
             for n in candidates:

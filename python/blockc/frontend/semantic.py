@@ -438,6 +438,37 @@ class Builder:
         shape = broadcast_shapes(broadcast_shapes(a.shape, b.shape), c.shape)
         return self.op(f"fma {a.handle}, {b.handle}, {c.handle}", a.dtype, shape)
 
+    def umulhi(self, a, b):
+        a, b, shape = self._operands(a, b, what="tl.umulhi")
+        if a.dtype not in (int32, int64):
+            raise TypeError(f"tl.umulhi needs int32 or int64 operands, got {a.dtype}")
+        if a.dtype == int32:
+            # The 64-bit product of the zero-extended halves is exact.
+            low = self.const(0xFFFFFFFF, int64)
+            wide_a = self.bitwise("and", self.cast(a, int64), low)
+            wide_b = self.bitwise("and", self.cast(b, int64), low)
+            product = self._binary("mul", wide_a, wide_b, shape)
+            return self.cast(self._binary("lshr", product, self.const(32, int64), shape), int32)
+        # Schoolbook on 32-bit halves: every partial product fits in 64 bits
+        # as an unsigned number, and wrapping arithmetic keeps the bits.
+        mask, bits = self.const(0xFFFFFFFF, int64), self.const(32, int64)
+
+        def halves(x):
+            return (self._binary("and", x, mask, x.shape),
+                    self._binary("lshr", x, bits, x.shape))
+
+        (al, ah), (bl, bh) = halves(a), halves(b)
+        ll = self._binary("mul", al, bl, shape)
+        lh = self._binary("mul", al, bh, shape)
+        hl = self._binary("mul", ah, bl, shape)
+        hh = self._binary("mul", ah, bh, shape)
+        mid = self.add(self.add(self._binary("lshr", ll, bits, shape),
+                                self._binary("and", lh, mask, shape)),
+                       self._binary("and", hl, mask, shape))
+        high = self.add(hh, self._binary("lshr", lh, bits, shape))
+        high = self.add(high, self._binary("lshr", hl, bits, shape))
+        return self.add(high, self._binary("lshr", mid, bits, shape))
+
     def clamp(self, x, lo, hi, propagate_nan=None):
         return self.minimum(self.maximum(x, lo, propagate_nan), hi, propagate_nan)
 

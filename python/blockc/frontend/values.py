@@ -3,6 +3,7 @@ block pointers of `tl.make_block_ptr`, which exist only in the translator.
 """
 
 from . import dtypes
+from .dtypes import block_type
 
 
 def builtin(fn):
@@ -14,37 +15,6 @@ def builtin(fn):
 
 def is_builtin(fn):
     return getattr(getattr(fn, "__func__", fn), "__blockc_builtin__", False)
-
-
-class block_type:
-    """`x.type`: the element type and the shape of a tensor."""
-
-    def __init__(self, element_ty, shape):
-        self.element_ty = element_ty
-        self.shape = list(shape)
-
-    @property
-    def scalar(self):
-        return self.element_ty
-
-    def is_block(self):
-        return bool(self.shape)
-
-    def is_ptr(self):
-        return self.element_ty.is_ptr()
-
-    def get_block_shapes(self):
-        return list(self.shape)
-
-    def __eq__(self, other):
-        return isinstance(other, block_type) and other.element_ty == self.element_ty and \
-            other.shape == self.shape
-
-    def __hash__(self):
-        return hash((self.element_ty, tuple(self.shape)))
-
-    def __str__(self):
-        return f"<{self.shape}, {self.element_ty}>" if self.shape else str(self.element_ty)
 
 
 class tensor:
@@ -59,7 +29,9 @@ class tensor:
 
     @property
     def type(self):
-        return block_type(self.dtype, self.shape)
+        # Triton: a block's type is a block_type, a scalar's its dtype (so
+        # that `x_ptr.type.element_ty` is the pointee).
+        return block_type(self.dtype, self.shape) if self.shape else self.dtype
 
     @property
     def numel(self):

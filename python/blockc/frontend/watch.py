@@ -33,7 +33,7 @@ class _Same:
 
 
 def _is_constexpr(value):
-    return hasattr(value, "__blockc_constexpr__")
+    return hasattr(value, "__blockc_constexpr__") and not isinstance(value, type)
 
 
 def _key(value, depth=0):

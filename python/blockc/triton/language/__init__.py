@@ -2,6 +2,7 @@
 kernel. See core.py for the functions and docs/python.md for what differs
 from Triton on a GPU."""
 
-from . import core, math, extra
+from . import core, math, extra, standard
 from .core import *  # noqa: F401,F403
+from .standard import softmax, swizzle2d, flip, reduce_or, topk  # noqa: F401
 from .core import constexpr, tensor, dtype, pointer_type, range, static_range  # noqa: F401

@@ -7,19 +7,32 @@ no counterpart for exist too, so that a kernel calling one gets an error that
 names it rather than an AttributeError.
 """
 
+import operator
+
 from ...frontend import dtypes as _dtypes
-from ...frontend.dtypes import (dtype, pointer_type, int1, int8, int16, int32, int64, uint8,
-                                uint16, uint32, uint64, float16, bfloat16, float32, float64,
-                                float8e4nv, float8e5, float8e4b15, float8e4b8, float8e5b16)
-from ...frontend.values import tensor, block_type, builtin, block_pointer
+from ...frontend.dtypes import (dtype, pointer_type, block_type, int1, int8, int16, int32, int64,
+                                uint8, uint16, uint32, uint64, float16, bfloat16, float32,
+                                float64, float8e4nv, float8e5, float8e4b15, float8e4b8,
+                                float8e5b16, void)
+from ...frontend.values import tensor, builtin, block_pointer
 
 bool_ = int1  # noqa: A001  (Triton's spelling is `tl.int1`; some code says tl.bool)
-void = None
+pi32_t = pointer_type(int32)
+
+
+def get_int_dtype(bitwidth, signed):
+    """Triton's: the integer dtype of a width and signedness."""
+    for t in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64):
+        if t.primitive_bitwidth == bitwidth and (bitwidth == 1 or t.is_int_signed() == signed):
+            return t
+    raise ValueError(f"Unsupported bitwidth {bitwidth} and signedness {signed}")
 
 
 class constexpr:
     """Marks a compile-time parameter (`BLOCK: tl.constexpr`) and wraps a
-    compile-time value; the translator sees through the wrapper."""
+    compile-time value (`tl.constexpr(3)`, also inside a kernel); the
+    translator sees through the wrapper. Host code may compute with one as
+    Triton allows: operators give constexprs again."""
 
     __blockc_constexpr__ = True
 
@@ -38,10 +51,54 @@ class constexpr:
         return bool(self.value)
 
     def __eq__(self, other):
-        return self.value == (other.value if isinstance(other, constexpr) else other)
+        return self.value == _c(other)
+
+    def __ne__(self, other):
+        return self.value != _c(other)
 
     def __hash__(self):
         return hash(self.value)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+    def __getitem__(self, index):
+        return self.value[_c(index)]
+
+    def logical_and(self, other):
+        return constexpr(self.value and _c(other))
+
+    def logical_or(self, other):
+        return constexpr(self.value or _c(other))
+
+
+def _constexpr_operator(name, reflected=False, unary=False):
+    op = getattr(operator, name)
+    if unary:
+        def method(self):
+            return constexpr(op(self.value))
+    elif reflected:
+        def method(self, other):
+            return constexpr(op(_c(other), self.value))
+    else:
+        def method(self, other):
+            return constexpr(op(self.value, _c(other)))
+    return method
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+              "lshift", "rshift", "lt", "le", "gt", "ge"):
+    _op = _name + "_" if _name in ("and", "or") else _name
+    setattr(constexpr, f"__{_name}__", _constexpr_operator(_op))
+    if _name not in ("lt", "le", "gt", "ge"):
+        setattr(constexpr, f"__r{_name}__", _constexpr_operator(_op, reflected=True))
+for _name in ("neg", "pos", "invert"):
+    setattr(constexpr, f"__{_name}__", _constexpr_operator(_name, unary=True))
+
+CONSTEXPR_0 = constexpr(0)
 
 
 class PropagateNan:
@@ -380,7 +437,22 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
     return _builder.dot(input, other, _c(acc), _c(out_dtype))
 
 
+@builtin
+def umulhi(x, y, _builder=None):
+    """The high half of the 2N-bit product of x and y read as unsigned
+    N-bit integers (int32, int64), as the GPU's mul.hi.u32/u64."""
+    return _builder.umulhi(_c(x), _c(y))
+
+
 # --- compile-time and hints -------------------------------------------------
+
+
+@builtin
+def debug_barrier(_builder=None):
+    # One program is one CPU task whose ops run in program order, and its
+    # blocks live in its own registers and stack: there are no threads of a
+    # program to synchronise, so the barrier has nothing to wait for.
+    return None
 
 @builtin
 def static_assert(cond, msg="", _builder=None):
@@ -434,9 +506,7 @@ histogram = _missing("histogram", "Block IR has no histogram yet")
 gather = _missing("gather", "Block IR has no gather along an axis yet")
 device_print = _missing("device_print", "Block IR has no printing")
 device_assert = _missing("device_assert", "Block IR has no device assertions")
-debug_barrier = _missing("debug_barrier", "program instances do not synchronise in Block IR")
 inline_asm_elementwise = _missing("inline_asm_elementwise", "Block IR has no inline assembly")
-umulhi = _missing("umulhi", "Block IR has no unsigned integers yet")
 rand = _missing("rand", "Block IR has no random number generator yet")
 randn = _missing("randn", "Block IR has no random number generator yet")
 randint = _missing("randint", "Block IR has no random number generator yet")
@@ -454,11 +524,28 @@ def _to(self, dtype, fp_downcast_rounding=None, bitcast=False, _builder=None):
     return _builder.cast(self, _c(dtype), _c(bitcast), _c(fp_downcast_rounding))
 
 
-_method(_to, "to")
-for _fn in (broadcast_to, expand_dims, reshape, view, ravel, permute, trans, sum, max, min,
-            argmax, argmin, exp, exp2, log, log2, sqrt, rsqrt, sin, cos, erf, floor, ceil,
-            sigmoid, abs, cdiv, fma):
-    _method(_fn)
+@builtin
+def _logical_and(self, other, _builder=None):
+    return _builder.logical("and", self, _c(other))
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+
+@builtin
+def _logical_or(self, other, _builder=None):
+    return _builder.logical("or", self, _c(other))
+
+
+_method(_to, "to")
+_method(cast)
+_method(_logical_and, "logical_and")
+_method(_logical_or, "logical_or")
+for _fn in (broadcast_to, expand_dims, reshape, view, ravel, permute, trans, sum, max, min,
+            argmax, argmin, exp, exp2, log, log2, sqrt, sqrt_rn, rsqrt, sin, cos, erf, floor,
+            ceil, sigmoid, abs, cdiv, fma, store, advance, split, reduce, associative_scan,
+            gather, histogram, xor_sum, cumsum, cumprod, sort, flip, umulhi):
+    _method(_fn)
+for _name in ("atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+              "atomic_xchg", "atomic_cas"):
+    _method(globals()[_name])
+
+__all__ = [n for n in dir() if not n.startswith("_") and n != "operator"]
 del _dtypes

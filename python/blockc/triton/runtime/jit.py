@@ -288,7 +288,7 @@ class JITFunction:
         return compiled, runtime_values
 
     def _param(self, name, value):
-        while hasattr(value, "__blockc_constexpr__"):
+        while hasattr(value, "__blockc_constexpr__") and not isinstance(value, type):
             value = value.value
         if name in self.constexprs:
             if _is_tensor(value) and not isinstance(value, type):

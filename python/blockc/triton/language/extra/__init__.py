@@ -1,3 +1,4 @@
-"""`triton.language.extra`: the libdevice functions Block IR has."""
+"""`triton.language.extra`: libdevice, also under its cuda and hip names."""
 
 from . import libdevice  # noqa: F401
+from . import cuda, hip  # noqa: F401

@@ -1,0 +1,7 @@
+"""`triton.language.extra.hip`: its `libdevice` is blockc's one libdevice."""
+
+import sys
+
+from .. import libdevice  # noqa: F401
+
+sys.modules[__name__ + ".libdevice"] = libdevice
