@@ -655,3 +655,197 @@ def test_liger_llama4_rope(bsz, seq, n_qh, n_kh, hd):
         return torch.view_as_real(xc * freqs.to(torch.complex128)[None, :, None, :]).reshape(x.shape)
     check(q_out, ref(q), torch.float32, 2)
     check(k_out, ref(k), torch.float32, 2)
+
+
+# =====================================================================================
+# Unsloth (libraries/unsloth)
+# =====================================================================================
+
+def unsloth(name):
+    return load("unsloth", name)
+
+
+def gelu_exact(a):
+    return 0.5 * a * (1 + torch.erf(a / math.sqrt(2)))
+
+
+GEGLU = {"exact": gelu_exact, "approx": gelu_tanh}
+UNSLOTH_SHAPES = [(2, 8, 64), (1, 7, 300), (3, 5, 37)]
+
+
+@pytest.mark.parametrize("kind", ["exact", "approx"])
+@pytest.mark.parametrize("shape", UNSLOTH_SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_geglu_forward(kind, shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("geglu")
+    gate, up = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    out = getattr(mod, f"geglu_{kind}_forward_kernel")(gate, up)
+    check(out, GEGLU[kind](gate.double()) * up.double(), dtype, 2)
+
+
+@pytest.mark.parametrize("kind", ["exact", "approx"])
+@pytest.mark.parametrize("shape", UNSLOTH_SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_geglu_backward(kind, shape, dtype):
+    # The kernel overwrites its three inputs: DW with h = f(e) * g, e with the gradient
+    # of g (DW * f), g with the gradient of e.
+    dtype = DTYPES[dtype]
+    mod = unsloth("geglu")
+    dw, e, g = (randn(*shape, dtype=dtype, seed=s).reshape(-1, shape[-1]) for s in (1, 2, 3))
+    f = GEGLU[kind]
+    h_ref = f(e.double()) * g.double()
+    de_ref, dg_ref = grads(lambda e, g: f(e) * g, [e, g], dw)
+    h, df, de = getattr(mod, f"geglu_{kind}_backward_kernel")(dw.clone(), e.clone(), g.clone())
+    check(h, h_ref, dtype, 2)
+    check(df, dg_ref, dtype, 2)
+    check(de, de_ref, dtype, 4)
+
+
+@pytest.mark.parametrize("shape", UNSLOTH_SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_swiglu_forward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("swiglu")
+    e, g = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    check(mod.swiglu_fg_kernel(e, g), silu(e.double()) * g.double(), dtype, 2)
+
+
+@pytest.mark.parametrize("shape", UNSLOTH_SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_swiglu_backward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("swiglu")
+    dw, e, g = (randn(*shape, dtype=dtype, seed=s).reshape(-1, shape[-1]) for s in (1, 2, 3))
+    h_ref = silu(e.double()) * g.double()
+    de_ref, dg_ref = grads(lambda e, g: silu(e) * g, [e, g], dw)
+    h, df, de = mod.swiglu_DWf_DW_dfg_kernel(dw.clone(), e.clone(), g.clone())
+    check(h, h_ref, dtype, 2)
+    check(df, dg_ref, dtype, 2)
+    check(de, de_ref, dtype, 4)
+
+
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("gemma", [False, True])
+def test_unsloth_rms_layernorm_forward(shape, dtype, gemma):
+    dtype = DTYPES[dtype]
+    mod = unsloth("rms_layernorm")
+    x, w = randn(*shape, dtype=dtype, seed=1), randn(shape[-1], dtype=dtype, seed=2)
+    y = mod.Fast_RMS_Layernorm.apply(x, w, 1e-6, gemma)
+    check(y, rms_norm_ref(x, w, 1e-6, 1.0 if gemma else 0.0), dtype, 2)
+
+
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("gemma", [False, True])
+def test_unsloth_rms_layernorm_backward(shape, dtype, gemma):
+    dtype = DTYPES[dtype]
+    mod = unsloth("rms_layernorm")
+    x, w, dy = randn(*shape, dtype=dtype, seed=1), randn(shape[-1], dtype=dtype, seed=2), randn(*shape, dtype=dtype, seed=3)
+    offset = 1.0 if gemma else 0.0
+    dx_ref, = grads(lambda x: rms_norm_ref(x, w, 1e-6, offset), [x], dy)
+    xg = x.clone().requires_grad_(True)
+    mod.Fast_RMS_Layernorm.apply(xg, w, 1e-6, gemma).backward(dy.clone())
+    check(xg.grad, dx_ref, dtype, 4)
+
+
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_layernorm(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("layernorm")
+    x, w, b, dy = (randn(*s, dtype=dtype, seed=i) for i, s in enumerate([shape, shape[-1:], shape[-1:], shape]))
+    xg = x.clone().requires_grad_(True)
+    y = mod.Fast_Layernorm.apply(xg, w, b, 1e-5)
+    check(y, layer_norm_ref(x, w, b, 1e-5), dtype, 2)
+    y.backward(dy.clone())
+    dx_ref, = grads(lambda x: layer_norm_ref(x, w, b, 1e-5), [x], dy)
+    check(xg.grad, dx_ref, dtype, 4)
+
+
+def softcap_scale_ref(x, softcap, scale):
+    x = x.double()
+    if scale:
+        x = x * scale
+    if softcap:
+        x = softcap * torch.tanh(x / softcap)
+    return x
+
+
+@pytest.mark.parametrize("rows,vocab", [(4, 100), (6, 1000)])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("softcap,scale", [(0, 0), (30.0, 0), (0, 0.5)])
+def test_unsloth_cross_entropy(rows, vocab, dtype, softcap, scale):
+    dtype = DTYPES[dtype]
+    mod = unsloth("cross_entropy_loss")
+    x = randn(rows, vocab, dtype=dtype, seed=1, scale=3.0)
+    labels = torch.randint(0, vocab, (rows,), generator=torch.Generator().manual_seed(2))
+    labels[1] = -100
+    dl = randn(rows, seed=3)
+    xd = x.double().requires_grad_(True)
+    ref = F.cross_entropy(softcap_scale_ref(xd, softcap, scale), labels, ignore_index=-100, reduction="none")
+    ref.backward(dl.double())
+    xg = x.clone().requires_grad_(True)
+    losses = mod.Fast_CrossEntropyLoss.apply(xg, labels, softcap, scale)
+    check(losses, ref.detach(), dtype, 2)
+    losses.backward(dl)
+    check(xg.grad, xd.grad, dtype, 2)
+
+
+@pytest.mark.parametrize("rows,vocab", [(3, 70000)])
+def test_unsloth_chunked_cross_entropy(rows, vocab):
+    # Vocabularies over 65536 take the chunked kernel (a grid of rows x chunks).
+    mod = unsloth("cross_entropy_loss")
+    x = randn(rows, vocab, seed=1, scale=3.0)
+    labels = torch.tensor([5, -100, 69999])
+    losses = mod.Fast_CrossEntropyLoss.apply(x, labels, 0, 0)
+    ref = F.cross_entropy(x.double(), labels, ignore_index=-100, reduction="none")
+    check(losses, ref, torch.float32, 10)
+
+
+def unsloth_rope_inputs(batch, seq, heads, hd, dtype):
+    pos = torch.arange(seq, dtype=torch.float64)
+    inv = 1.0 / (10000 ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))
+    emb = torch.cat((torch.outer(pos, inv),) * 2, -1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+@pytest.mark.parametrize("batch,seq,heads,hd", [(2, 8, 4, 64), (1, 5, 6, 32)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_rope_embedding(batch, seq, heads, hd, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("rope_embedding")
+    q = randn(batch, seq, heads, hd, dtype=dtype, seed=1)
+    cos, sin = unsloth_rope_inputs(batch, seq, heads, hd, dtype)
+    c, s = cos.double()[None, :, None, :], sin.double()[None, :, None, :]
+    q_ref = rope_ref(q.double(), c, s)
+    dy = randn(batch, seq, heads, hd, dtype=dtype, seed=2)
+    dq_ref, = grads(lambda q: rope_ref(q, c, s), [q], dy)
+    qg = q.clone().requires_grad_(True)
+    out = mod.Fast_RoPE_Embedding.apply(qg, cos, sin)
+    check(out, q_ref, dtype, 2)
+    out.backward(dy.clone())
+    check(qg.grad, dq_ref, dtype, 2)
+
+
+@pytest.mark.parametrize("batch,heads_q,heads_k,seq,hd", [(2, 4, 2, 8, 64), (1, 3, 1, 5, 32)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("indices", [False, True])
+def test_unsloth_rope_embedding_qk(batch, heads_q, heads_k, seq, hd, dtype, indices):
+    dtype = DTYPES[dtype]
+    mod = unsloth("rope_embedding")
+    q = randn(batch, heads_q, seq, hd, dtype=dtype, seed=1)
+    k = randn(batch, heads_k, seq, hd, dtype=dtype, seed=2)
+    cos, sin = unsloth_rope_inputs(batch, 2 * seq, heads_q, hd, dtype)
+    rope_indices = None
+    positions = torch.arange(seq).repeat(batch)
+    if indices:
+        positions = torch.randint(0, 2 * seq, (batch * seq,), generator=torch.Generator().manual_seed(3))
+        rope_indices = positions.to(torch.int32).reshape(batch, seq)
+    c = cos.double()[positions].reshape(batch, 1, seq, hd)
+    s = sin.double()[positions].reshape(batch, 1, seq, hd)
+    q_ref, k_ref = rope_ref(q.double(), c, s), rope_ref(k.double(), c, s)
+    q_out, k_out = mod.Fast_RoPE_Embedding_QK.apply(q.clone(), k.clone(), cos, sin, rope_indices)
+    check(q_out, q_ref, dtype, 2)
+    check(k_out, k_ref, dtype, 2)
