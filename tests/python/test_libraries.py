@@ -849,3 +849,112 @@ def test_unsloth_rope_embedding_qk(batch, heads_q, heads_k, seq, hd, dtype, indi
     q_out, k_out = mod.Fast_RoPE_Embedding_QK.apply(q.clone(), k.clone(), cos, sin, rope_indices)
     check(q_out, q_ref, dtype, 2)
     check(k_out, k_ref, dtype, 2)
+
+
+# =====================================================================================
+# FlagGems (libraries/flag_gems)
+# =====================================================================================
+
+def flag_gems(name):
+    return load("flag_gems", name)
+
+
+ARGMAX_DTYPES = ["float32", "float16", "bfloat16", "int32"]
+
+
+def make(shape, dtype, seed):
+    if dtype == "int32":
+        g = torch.Generator().manual_seed(seed)
+        return torch.randint(-1000, 1000, shape, generator=g, dtype=torch.int32)
+    return randn(*shape, dtype=DTYPES[dtype], seed=seed)
+
+
+@xfail_in_blockc("ptr.type.element_ty: blockc gives the pointer type (*fp32), not its element type fp32, so get_dtype_min(dtype) fails at dtype.value")
+@pytest.mark.parametrize("n", [1, 100, 1000, 4099])
+@pytest.mark.parametrize("dtype", ARGMAX_DTYPES)
+def test_flag_gems_argmax_flat(n, dtype):
+    # argmax_kernel_1 (per-block max and index) then argmax_kernel_2 (over the blocks).
+    mod = flag_gems("argmax")
+    x = make((n,), dtype, 1)
+    out = mod.argmax(x)
+    assert int(out) == int(np.argmax(x.float().numpy() if dtype != "int32" else x.numpy()))
+
+
+@xfail_in_blockc("ptr.type.element_ty: blockc gives the pointer type (*fp32), not its element type fp32, so get_dtype_min(dtype) fails at dtype.value")
+@pytest.mark.parametrize("shape,dim", [((4, 37), 1), ((3, 50, 5), 1), ((64, 9), 0), ((2, 3, 300), -1)])
+@pytest.mark.parametrize("dtype", ARGMAX_DTYPES)
+def test_flag_gems_argmax_dim(shape, dim, dtype):
+    mod = flag_gems("argmax")
+    x = make(shape, dtype, 2)
+    out = mod.argmax(x, dim=dim)
+    ref = np.argmax(x.float().numpy() if dtype != "int32" else x.numpy(), axis=dim)
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@xfail_in_blockc("tl.reduce with a combine function (Welford's merge): Block IR reduces with sum, max, min, argmax, argmin only")
+@pytest.mark.parametrize("shape,dim", [((4, 37), [1]), ((3, 50, 5), [1]), ((6, 300), [1])])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_flag_gems_var_mean_welford(shape, dim, dtype):
+    dtype = DTYPES[dtype]
+    mod = flag_gems("var_mean")
+    x = randn(*shape, dtype=dtype, seed=1, scale=3.0)
+    var, mean = mod.var_mean(x, dim, correction=1)
+    check(mean, x.double().mean(dim), dtype, 2)
+    check(var, x.double().var(dim, unbiased=True), dtype, 4)
+
+
+@xfail_in_blockc("tl.reduce with a combine function (Welford's merge): Block IR reduces with sum, max, min, argmax, argmin only")
+@pytest.mark.parametrize("shape", [(37,), (5, 300), (3000,)])
+def test_flag_gems_var_mean_all(shape):
+    # var_mean_kernel_1 (per-block sums) then var_mean_kernel_2 (Welford merge of the blocks).
+    mod = flag_gems("var_mean")
+    x = randn(*shape, seed=1, scale=3.0)
+    var, mean = mod.var_mean(x, None, correction=0)
+    check(mean, x.double().mean(), torch.float32, 2)
+    check(var, x.double().var(unbiased=False), torch.float32, 4)
+
+
+@pytest.mark.parametrize("shape", [(37,), (5, 300), (3000,)])
+def test_flag_gems_var_mean_kernel_1(shape):
+    # The first stage alone, launched as var_mean launches it.
+    mod = flag_gems("var_mean")
+    x = randn(*shape, seed=1, scale=3.0)
+    N = x.numel()
+    BLOCK_N = 1024
+    BLOCK_NUM = triton_cdiv(N, BLOCK_N)
+    acc, average, count = (torch.empty([BLOCK_NUM]) for _ in range(3))
+    mod.var_mean_kernel_1[(BLOCK_NUM,)](x, acc, average, count, N, BLOCK_N=BLOCK_N)
+    xd = x.double().reshape(-1)
+    for b in range(BLOCK_NUM):
+        part = xd[b * BLOCK_N:(b + 1) * BLOCK_N]
+        check(count[b], torch.tensor(float(part.numel())))
+        check(average[b], part.mean(), torch.float32, 2)
+        check(acc[b], ((part - part.mean()) ** 2).sum(), torch.float32, 40)
+
+
+@xfail_in_blockc("tl.uint32: Block IR has no unsigned integer types yet (then tl.philox: no random numbers)")
+@pytest.mark.parametrize("n", [100, 5000])
+@pytest.mark.parametrize("p", [0.2, 0.6])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_flag_gems_dropout_forward(n, p, dtype):
+    # Random: checked by the properties every dropout has (kept values scaled by
+    # 1/(1-p), the rest zero, the mask saying which, a kept fraction near 1-p).
+    dtype = DTYPES[dtype]
+    mod = flag_gems("dropout")
+    x = rand(n, dtype=dtype, seed=1) + 0.5
+    out, mask = mod.dropout(x, p)
+    assert mask.dtype == torch.bool
+    check(out, torch.where(mask, x.double() / (1 - p), torch.zeros((), dtype=torch.float64)), dtype)
+    kept = mask.double().mean().item()
+    assert abs(kept - (1 - p)) < 4 * math.sqrt(p * (1 - p) / n) + 0.01
+
+
+@pytest.mark.parametrize("n", [100, 5000])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_flag_gems_dropout_backward(n, dtype):
+    dtype = DTYPES[dtype]
+    mod = flag_gems("dropout")
+    dy = randn(n, dtype=dtype, seed=1)
+    mask = rand(n, seed=2) > 0.3
+    dx = mod.dropout_backward(dy, mask, 1 / 0.7)
+    check(dx, dy.double() * mask.double() / 0.7, dtype)
