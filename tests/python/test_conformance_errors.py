@@ -4,7 +4,7 @@ triton.CompilationError naming this file and the line of the offending construct
 errors name the kernel and what is wrong with the arguments.
 
 Two kinds of kernels: type errors that Triton rejects too, and constructs that Triton
-accepts but Block IR lacks (while loops, atomics, scans, unsigned types, device
+accepts but Block IR lacks (while loops, scans, unsigned types, device
 printing). The second kind runs only against blockc: under Triton's interpreter it
 would simply work."""
 
@@ -239,18 +239,6 @@ def mixed_returns_kernel(x_ptr, z_ptr, flag):
 def test_a_helper_returning_a_value_on_one_path_only():
     with compile_error_at(HERE, "err:mixed_returns", match="return"):
         mixed_returns_kernel[(1,)](f32(), f32(), 3)
-
-
-@triton.jit
-def atomic_kernel(x_ptr, z_ptr):
-    offs = tl.arange(0, 16)
-    tl.atomic_add(z_ptr, tl.sum(tl.load(x_ptr + offs)))  # err:atomic
-
-
-@blockc_only
-def test_atomics_are_rejected():
-    with compile_error_at(HERE, "err:atomic", match="atomic"):
-        atomic_kernel[(1,)](f32(), f32(1))
 
 
 @triton.jit

@@ -151,16 +151,20 @@ def test_dtype_predicates_and_attributes_on_the_host():
 
 
 @triton.jit
-def dtype_call_kernel(x_ptr):
+def dtype_call_kernel(x_ptr, z_ptr, w_ptr):
     x = tl.load(x_ptr)
-    y = tl.float16(x)  # err:dtype_call
-    tl.store(x_ptr, y)
+    y = tl.float16(x)  # a conversion, as Liger's softmax writes `tl.float32(0.0)`
+    m = tl.float32(-float("inf"))
+    tl.store(z_ptr, y.to(tl.float32))
+    tl.store(w_ptr, tl.maximum(m, tl.int32(7.9)).to(tl.float32))
 
 
-def test_calling_a_dtype_is_an_error_saying_how_to_convert():
-    # Triton's dtypes are not callable either.
-    with compile_error_at(HERE, "err:dtype_call", match=r"\.to\("):
-        dtype_call_kernel[(1,)](empty(1, "float32"))
+def test_calling_a_dtype_converts():
+    x = np.array([1.0 / 3.0], np.float32)
+    z, w = empty(1, "float32"), empty(1, "float32")
+    dtype_call_kernel[(1,)](x, z, w)
+    assert z[0] == np.float32(np.float16(x[0]))
+    assert w[0] == 7.0
 
 
 # --- tensor methods

@@ -649,7 +649,13 @@ class Translator(ControlFlow, ast.NodeVisitor):
             raise self.unsupported(node, "print in a kernel (tl.device_print); tl.static_print "
                                    "prints constexprs while translating")
         if isinstance(fn, dtype):
-            return fn(*args, **kwargs)  # raises, saying how to convert
+            # `tl.float32(0.0)`, as Liger's kernels write it: a scalar (or a
+            # tensor converted) of that type, which Triton's code generator
+            # accepts as a cast.
+            if len(args) != 1 or kwargs:
+                raise self.error(node, f"tl.{fn.codegen_name()}(...) takes one value, the "
+                                 "number or tensor to convert")
+            return self.builder.to_tensor(_unwrap(args[0]), fn)
         if fn is self.tl.constexpr and _has_tensor(args):
             raise self.error(node, "tl.constexpr() wraps a compile-time value; this is "
                              f"{self._describe(args[0])}, known only when the kernel runs")

@@ -201,10 +201,11 @@ class dtype:
         return self.name
 
     def __call__(self, *args, **kwargs):
-        # Triton's dtypes are not callable either; say what converts.
-        raise TypeError(f"tl.{self.codegen_name()} is a dtype, not a function: convert "
-                        f"with x.to(tl.{self.codegen_name()}) or tl.cast(x, "
-                        f"tl.{self.codegen_name()}), or make a tensor with tl.full")
+        # Inside a kernel the translator makes `tl.float32(x)` a conversion;
+        # here, outside one, there is nothing to convert into.
+        raise TypeError(f"tl.{self.codegen_name()}(...) converts a value only inside a "
+                        f"@triton.jit function; outside one, use x.to(tl.{self.codegen_name()}) "
+                        "in a kernel or a numpy/torch dtype")
 
     def __eq__(self, other):
         return isinstance(other, dtype) and other.name == self.name

@@ -542,7 +542,14 @@ class Builder:
         return self._extreme("min", x, axis, return_indices, tie_break_left, keep_dims)
 
     def _extreme(self, which, x, axis, return_indices, tie_break_left, keep_dims):
-        x = self._promote_for_min_max(x)
+        # As Triton's standard.max/min: with indices only bf16 widens (to f32),
+        # so the value keeps an f16 or i8 input's type; without, every type
+        # below 32 bits does.
+        x = self.to_tensor(x)
+        if not return_indices:
+            x = self._promote_for_min_max(x)
+        elif x.dtype == bfloat16:
+            x = self.cast(x, float32)
         value = self.reduce(f"reduce_{which}", x, axis, keep_dims)
         if not return_indices:
             return value
