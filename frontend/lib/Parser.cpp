@@ -75,6 +75,7 @@ private:
   bool parseFor(Operation &op);
   bool parseIf(Operation &op);
   bool parseAtomic(Operation &op);
+  bool parseCombining(Operation &op);
 
   // Values and scopes.
   bool defineValue(Value *value, const std::string &name, SourceLoc loc);
@@ -726,6 +727,8 @@ bool Parser::parseOpBody(Operation &op) {
   case OpClass::AtomicRMW:
   case OpClass::AtomicCas:
     return parseAtomic(op);
+  case OpClass::Combining:
+    return parseCombining(op);
   case OpClass::Call:
     if (!at(TokenKind::FuncName))
       return errorHere("expected a callee like '@f', got " + describeToken());
@@ -822,6 +825,50 @@ bool Parser::parseAtomic(Operation &op) {
     return true;
   }
   return true;
+}
+
+/// reduce %a [, %b ...], axis=A combine(%l0, [%l1 ...,] %r0 [, %r1 ...]) { ... }
+/// scan %a [, %b ...], axis=A [, reverse] combine(...) { ... }
+bool Parser::parseCombining(Operation &op) {
+  do {
+    if (atKeyword("axis"))
+      break;
+    if (!parseOperand(op))
+      return false;
+  } while (consumeIf(TokenKind::Comma));
+  int64_t axis;
+  if (!parseAttrInt("axis", axis))
+    return false;
+  op.ints = {axis, 0};
+  if (op.kind() == OpKind::Scan && consumeIf(TokenKind::Comma)) {
+    if (!expectKeyword("reverse", "after ','"))
+      return false;
+    op.ints[1] = 1;
+  }
+  if (op.kind() == OpKind::ReduceWith)
+    op.ints.pop_back();
+  if (!expectKeyword("combine", "before the combine function's arguments") ||
+      !expect(TokenKind::LParen, "after 'combine'"))
+    return false;
+  std::vector<std::pair<std::string, SourceLoc>> argNames;
+  do {
+    if (!at(TokenKind::ValueName))
+      return errorHere("expected a combine argument like '%a', got " + describeToken());
+    argNames.emplace_back(std::string(tok_.text), tok_.loc);
+    advance();
+  } while (consumeIf(TokenKind::Comma));
+  if (!expect(TokenKind::RParen, "to close 'combine('"))
+    return false;
+  if (argNames.size() != 2 * op.operands.size())
+    return error(argNames.front().second,
+                 "'combine' takes two arguments per operand (the left values, then the right "
+                 "ones): expected " +
+                     std::to_string(2 * op.operands.size()) + ", got " +
+                     std::to_string(argNames.size()));
+  Region &body = op.addRegion();
+  for (size_t i = 0; i < argNames.size(); ++i)
+    body.addArg(op.operands[i % op.operands.size()]->type().elementType(), "", argNames[i].second);
+  return parseRegion(body, argNames);
 }
 
 /// if %c { ... } [else { ... }]

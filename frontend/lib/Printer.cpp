@@ -174,6 +174,23 @@ void Printer::operation(const Operation &op, unsigned indent) {
     annotate = false;
     break;
   }
+  case OpClass::Combining: {
+    const Region &body = *op.regions.at(0);
+    out += " ";
+    values(op.operands);
+    out += ", axis=" + std::to_string(op.ints.at(0));
+    if (op.kind() == OpKind::Scan && op.ints.at(1))
+      out += ", reverse";
+    out += " combine(";
+    for (size_t i = 0; i < body.args.size(); ++i) {
+      out += i ? ", " : "";
+      value(body.args[i].get());
+    }
+    out += ") ";
+    region(body, indent);
+    annotate = false;
+    break;
+  }
   case OpClass::If:
     out += " ";
     value(op.operands.at(0));

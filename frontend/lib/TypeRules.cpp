@@ -160,7 +160,8 @@ std::optional<TypeError> inferElementwise(const Operation &op, size_t arity, Pre
 }
 
 std::optional<TypeError> checkAxis(const Operation &op, int64_t limit) {
-  if (op.ints.size() != 1)
+  size_t expected = op.kind() == OpKind::Scan ? 2 : 1; // a scan's second int says reverse
+  if (op.ints.size() != expected)
     return opError("'" + std::string(op.name()) + "' needs an axis");
   int64_t axis = op.ints[0];
   if (axis < 0 || axis >= limit)
@@ -375,6 +376,73 @@ std::optional<TypeError> inferReduce(const Operation &op, Types &results) {
   shape.erase(shape.begin() + op.ints[0]);
   bool isArg = op.kind() == OpKind::ArgMax || op.kind() == OpKind::ArgMin;
   results.push_back(Type::block(isArg ? ScalarKind::I32 : src.kind(), shape));
+  return std::nullopt;
+}
+
+/// Ops a combine region may hold: scalar arithmetic, comparisons, selects,
+/// casts and math, which the code generator applies to whole strips.
+bool allowedInCombiner(OpClass c) {
+  switch (c) {
+  case OpClass::Constant:
+  case OpClass::Arith:
+  case OpClass::FloatBinary:
+  case OpClass::Bitwise:
+  case OpClass::ArithUnary:
+  case OpClass::BitwiseUnary:
+  case OpClass::FloatUnary:
+  case OpClass::Fma:
+  case OpClass::Cmp:
+  case OpClass::Select:
+  case OpClass::CastTo:
+  case OpClass::Terminator:
+    return true;
+  default:
+    return false;
+  }
+}
+
+std::optional<TypeError> inferCombining(const Operation &op, Types &results) {
+  std::string name(op.name());
+  if (op.operands.empty())
+    return opError("'" + name + "' needs at least one operand");
+  const Type &first = op.operands[0]->type();
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const Type &t = op.operands[i]->type();
+    if (!t.isBlock() || t.isPointer())
+      return operandError(int(i), "'" + name + "' expects blocks of numbers, got " + quote(t));
+    if (t.shape() != first.shape())
+      return operandError(
+          int(i), "'" + name + "' operands must have one shape: " + formatShape(first.shape()) +
+                      " and " + formatShape(t.shape()));
+  }
+  if (auto e = checkAxis(op, first.rank()))
+    return e;
+  if (op.regions.size() != 1)
+    return opError("'" + name + "' needs a combine body");
+  const Region &body = *op.regions[0];
+  size_t n = op.operands.size();
+  if (body.args.size() != 2 * n)
+    return opError("'" + name + "' combines two values per operand: its body takes " +
+                   std::to_string(2 * n) + " arguments, not " + std::to_string(body.args.size()));
+  for (size_t i = 0; i < body.args.size(); ++i)
+    if (body.args[i]->type() != op.operands[i % n]->type().elementType())
+      return opError("combine argument " + std::to_string(i) + " must be " +
+                     quote(op.operands[i % n]->type().elementType()));
+  for (const auto &inner : body.ops) {
+    if (!allowedInCombiner(inner->opClass()))
+      return opError("a combine body holds scalar arithmetic, comparisons, selects, casts "
+                     "and math only; '" +
+                     std::string(inner->name()) + "' cannot be in it");
+    for (const auto &r : inner->results)
+      if (!r->type().isScalar())
+        return opError("a combine body computes scalars; '" + std::string(inner->name()) +
+                       "' gives " + quote(r->type()));
+  }
+  Shape shape = first.shape();
+  if (op.kind() == OpKind::ReduceWith)
+    shape.erase(shape.begin() + op.ints[0]);
+  for (const Value *v : op.operands)
+    results.push_back(v->type().withShape(shape));
   return std::nullopt;
 }
 
@@ -593,6 +661,8 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
     return inferAtomic(op, results);
   case OpClass::Reduce:
     return inferReduce(op, results);
+  case OpClass::Combining:
+    return inferCombining(op, results);
   case OpClass::Dot:
     return inferDot(op, results);
   case OpClass::Call:

@@ -191,6 +191,20 @@ bool Verifier::verifyOp(const Operation &op, unsigned depth) {
     for (const auto &region : op.regions)
       if (!verifyRegion(*region, resultTypes, OpKind::Yield, false, depth + 1))
         return false;
+  } else if (op.opClass() == OpClass::Combining) {
+    if (op.regions.size() != 1)
+      return fail(op.loc(), "'" + name + "' has one combine body");
+    const Region &body = *op.regions[0];
+    std::vector<Type> combined;
+    for (const Value *v : op.operands)
+      combined.push_back(v->type().elementType());
+    for (const auto &arg : body.args)
+      if (!define(*arg))
+        return false;
+    if (!verifyRegion(body, combined, OpKind::Yield, true, depth + 1))
+      return false;
+    for (const auto &arg : body.args)
+      visible_.erase(arg.get());
   } else if (!op.regions.empty()) {
     return fail(op.loc(), "'" + name + "' has no bodies");
   }

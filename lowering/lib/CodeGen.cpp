@@ -109,6 +109,9 @@ void KernelCodeGen::emitOp(const Operation &op) {
   case OpKind::AtomicXchg:
   case OpKind::AtomicCas:
     return emitAtomic(op);
+  case OpKind::ReduceWith:
+  case OpKind::Scan:
+    return emitCombining(op);
   case OpKind::Yield:
   case OpKind::Return:
     return; // handled by the enclosing for/if

@@ -194,6 +194,35 @@ private:
     llvm::Value *idxSlot_ = nullptr;
   };
 
+  // --- Reductions and scans with a combine body (CodeGenCombine.cpp) ---
+  void emitCombining(const Operation &op);
+  /// The combine body of `op` applied to (left, right), one value per
+  /// operand, all scalars or all strips; returns what the body yields.
+  llvm::SmallVector<llvm::Value *, 4> applyCombiner(const Operation &op,
+                                                    llvm::ArrayRef<llvm::Value *> left,
+                                                    llvm::ArrayRef<llvm::Value *> right);
+  /// One stack slot per operand of a combining op: its scalar or strip type.
+  struct CombineSlots {
+    llvm::SmallVector<llvm::Value *, 4> slots;
+    llvm::SmallVector<llvm::Type *, 4> types;
+    llvm::SmallVector<llvm::Value *, 4> load(llvm::IRBuilder<> &b);
+    void store(llvm::IRBuilder<> &b, llvm::ArrayRef<llvm::Value *> values);
+  };
+  CombineSlots combineSlots(const Operation &op, bool vector);
+  llvm::SmallVector<llvm::Value *, 4> evalOperands(const Operation &op, const Coords &coords,
+                                                   bool vector);
+  llvm::SmallVector<llvm::Value *, 4> extractAll(llvm::ArrayRef<llvm::Value *> vectors,
+                                                 llvm::Value *lane);
+  /// Result i at `coords` of its buffer (null: a scalar result).
+  void storeResults(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers,
+                    const Coords &coords, llvm::ArrayRef<llvm::Value *> values, bool vector);
+  void emitCombiningAcrossRows(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers,
+                               bool reverse);
+  void emitReduceAlongRows(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers);
+  void emitScanAlongRowsLogStep(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers);
+  void emitCombiningElementwise(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers,
+                                bool reverse);
+
   // --- Dots, through the dot cascade (CodeGenDot.cpp) ---
   void emitDot(const Operation &op, llvm::Value *buffer);
 

@@ -19,6 +19,7 @@ namespace blockc {
 bool alwaysMaterialized(const Operation &op) {
   switch (op.opClass()) {
   case OpClass::Reduce:
+  case OpClass::Combining:
   case OpClass::Dot:
   case OpClass::Trans:
   case OpClass::For:

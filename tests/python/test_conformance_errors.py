@@ -4,7 +4,7 @@ triton.CompilationError naming this file and the line of the offending construct
 errors name the kernel and what is wrong with the arguments.
 
 Two kinds of kernels: type errors that Triton rejects too, and constructs that Triton
-accepts but Block IR lacks (while loops, scans, unsigned types, device
+accepts but Block IR lacks (while loops, unsigned types, device
 printing). The second kind runs only against blockc: under Triton's interpreter it
 would simply work."""
 
@@ -239,18 +239,6 @@ def mixed_returns_kernel(x_ptr, z_ptr, flag):
 def test_a_helper_returning_a_value_on_one_path_only():
     with compile_error_at(HERE, "err:mixed_returns", match="return"):
         mixed_returns_kernel[(1,)](f32(), f32(), 3)
-
-
-@triton.jit
-def cumsum_kernel(x_ptr, z_ptr):
-    offs = tl.arange(0, 16)
-    tl.store(z_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), axis=0))  # err:cumsum
-
-
-@blockc_only
-def test_scans_are_rejected():
-    with compile_error_at(HERE, "err:cumsum", match="cumsum"):
-        cumsum_kernel[(1,)](f32(), f32())
 
 
 @triton.jit

@@ -11,8 +11,7 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import (ULP, assert_close, assert_equal, empty, is_int, rand, rng, to_numpy, to_torch,
-                      xfail_in_blockc)
+from conftest import (ULP, assert_close, assert_equal, empty, is_int, rand, rng, to_numpy, to_torch)
 
 M, N = 16, 32
 
@@ -246,7 +245,6 @@ def custom_reduce_kernel(x_ptr, z_ptr, N: tl.constexpr):
     tl.store(z_ptr, tl.reduce(x, 0, _mul_combine))
 
 
-@xfail_in_blockc("tl.reduce with a combine function: Block IR has fixed reductions only")
 def test_reduce_with_a_combine_function():
     x = rand(rng(8), 16, "float32", 0.5, 1.5)
     z = empty(1, "float32")
@@ -260,7 +258,6 @@ def cumsum_kernel(x_ptr, z_ptr, N: tl.constexpr):
     tl.store(z_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), axis=0))
 
 
-@xfail_in_blockc("tl.cumsum: Block IR has no scans")
 def test_cumsum():
     x = rand(rng(9), 32, "int32", -100, 100)
     z = empty(32, "int32")

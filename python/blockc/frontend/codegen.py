@@ -206,6 +206,10 @@ class Translator(ControlFlow, ast.NodeVisitor):
         self.tl = language
         self.emitter = Emitter()
         self.builder = Builder(self.emitter)
+        # Builtins that take a @triton.jit function (tl.reduce's combine_fn)
+        # have the translator inline it where they need its body.
+        self.builder.call_jit = self._call_jit
+        self._call_nodes = []
         self.frames = []
         self.watched = Watched()
 
@@ -632,7 +636,11 @@ class Translator(ControlFlow, ast.NodeVisitor):
         if getattr(fn, "__blockc_jit__", False):
             return self._inline(node, fn, args, kwargs)
         if is_builtin(fn):
-            return fn(*args, _builder=self.builder, **kwargs)
+            self._call_nodes.append(node)
+            try:
+                return fn(*args, _builder=self.builder, **kwargs)
+            finally:
+                self._call_nodes.pop()
         if getattr(fn, "__blockc_unsupported__", None):
             raise self.unsupported(node, fn.__blockc_unsupported__)
         if fn is builtins.min or fn is builtins.max:
@@ -667,6 +675,9 @@ class Translator(ControlFlow, ast.NodeVisitor):
         if not callable(fn):
             raise self.error(node, f"{self._describe(fn)} is not callable")
         return fn(*args, **kwargs)
+
+    def _call_jit(self, jit_fn, args):
+        return self._inline(self._call_nodes[-1], jit_fn, args, {})
 
     def _inline(self, node, jit_fn, args, kwargs):
         if len(self.frames) >= _MAX_INLINE_DEPTH:

@@ -601,6 +601,91 @@ class Builder:
         product = self.op(f"dot {a.handle}, {b.handle}, {acc.handle}", compute, shape, "dot")
         return self.cast(product, result_type)
 
+    def combining(self, what, inputs, axis, combine_fn, keep_dims=False, reverse=False):
+        """`tl.reduce` (what="reduce") and `tl.associative_scan` ("scan"):
+        `combine_fn` is a @triton.jit function, or a Python callable over
+        tensors for the builtins built on these, applied to (left values,
+        right values), one per input. Returns a tensor, or a tuple when
+        `inputs` is one."""
+        name = "tl.reduce" if what == "reduce" else "tl.associative_scan"
+        single = isinstance(inputs, tensor)
+        inputs = [self.to_tensor(t) for t in ((inputs,) if single else tuple(inputs))]
+        if not inputs:
+            raise ValueError(f"{name} needs at least one input")
+        shape = inputs[0].shape
+        for t in inputs:
+            if not t.shape:
+                raise ValueError(f"{name}: the input is a scalar, not a block")
+            if t.dtype.is_ptr():
+                raise TypeError(f"{name} of pointers ({t.dtype})")
+            if t.shape != shape:
+                raise ValueError(f"{name}: the inputs have shapes {list(shape)} and "
+                                 f"{list(t.shape)}; they must be the same")
+        flattened_rank = None
+        if axis is None:
+            if what != "reduce":
+                raise ValueError(f"{name} needs an axis")
+            flattened_rank = len(shape)
+            inputs = [self.reshape(t, (t.numel,)) if len(shape) > 1 else t for t in inputs]
+            rank, axis = 1, 0
+        else:
+            rank = len(shape)
+            if not -rank <= axis < rank:
+                raise ValueError(f"{name}: axis {axis} is out of range for a block of rank {rank}")
+            axis %= rank
+        left = [tensor(self.emitter.fresh("l"), t.dtype) for t in inputs]
+        right = [tensor(self.emitter.fresh("r"), t.dtype) for t in inputs]
+        self.emitter.push()
+        if getattr(combine_fn, "__blockc_jit__", False):
+            returned = self.call_jit(combine_fn, left + right)
+        else:
+            returned = combine_fn(*left, *right)
+        returned = list(returned) if isinstance(returned, (tuple, list)) else [returned]
+        if len(returned) != len(inputs):
+            self.emitter.pop()
+            raise ValueError(f"{name}: the combine function returns {len(returned)} values for "
+                             f"{len(inputs)} inputs")
+        handles = []
+        for value, t in zip(returned, inputs):
+            value = self.to_tensor(value, None if isinstance(value, tensor) else t.dtype)
+            if value.shape:
+                self.emitter.pop()
+                raise ValueError(f"{name}: the combine function must return scalars, got a "
+                                 f"block of shape {list(value.shape)}")
+            handles.append(self.cast(value, t.dtype).handle)
+        self.emitter.line(f"yield {', '.join(handles)}", self.loc)
+        body = self.emitter.pop()
+        out_shape = tuple(d for i, d in enumerate(inputs[0].shape) if what != "reduce" or i != axis)
+        results = [tensor(self.emitter.fresh("red" if what == "reduce" else "scan"), t.dtype,
+                          out_shape) for t in inputs]
+        flags = ", reverse" if reverse else ""
+        args = ", ".join(v.handle for v in left + right)
+        self.emitter.line(f"{', '.join(r.handle for r in results)} = {what} "
+                          f"{', '.join(t.handle for t in inputs)}, axis={axis}{flags} "
+                          f"combine({args}) {{", self.loc)
+        self.emitter.extend(body)
+        self.emitter.line("}", self.loc)
+        if keep_dims and what == "reduce":
+            if flattened_rank is not None:
+                results = [self.broadcast_to(r, (1,) * flattened_rank) for r in results]
+            else:
+                results = [self.expand_dims(r, axis) if r.shape else self.broadcast_to(r, (1,))
+                           for r in results]
+        return results[0] if single else tuple(results)
+
+    def scan_builtin(self, what, x, axis, reverse, dtype=None):
+        """tl.cumsum and tl.cumprod: as Triton's standard library, bf16 adds in
+        f32, and a cumsum of integers narrower than 32 bits in int32."""
+        x = self.to_tensor(x)
+        if dtype is not None:
+            x = self.cast(x, dtype)
+        elif x.dtype == bfloat16:
+            x = self.cast(x, float32)
+        elif what == "sum" and x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
+            x = self.cast(x, int32)
+        combine = self.add if what == "sum" else self.mul
+        return self.combining("scan", x, axis, combine, reverse=reverse)
+
     # --- memory -----------------------------------------------------------
 
     def load(self, pointer, mask=None, other=None, boundary_check=(), padding_option=""):

@@ -48,6 +48,7 @@ enum class OpClass : uint8_t {
   AtomicRMW,
   AtomicCas,
   Reduce,
+  Combining,
   Dot,
   Call,
   For,
@@ -135,7 +136,8 @@ public:
   std::vector<std::unique_ptr<Value>> results;
   std::vector<std::unique_ptr<Region>> regions;
 
-  /// GridQuery, AxisOp, Reduce: {axis}. Arange: {start, end}. Trans: the permutation.
+  /// GridQuery, AxisOp, Reduce, `reduce`: {axis}. `scan`: {axis, reverse}.
+  /// Arange: {start, end}. Trans: the permutation.
   std::vector<int64_t> ints;
   /// Constant: the result type. CastTo: the target element type (`f16`, `ptr<i8>`).
   Type targetType;

@@ -490,12 +490,35 @@ def _missing(name, why):
     return fn
 
 
-_SCANS = "Block IR has no scans yet"
-for _name in ("cumsum", "cumprod", "associative_scan"):
-    globals()[_name] = _missing(_name, _SCANS)
-reduce = _missing("reduce", "Block IR reduces with sum, max, min, argmax and argmin only; a "
-                  "custom combine function is not supported yet")
-xor_sum = _missing("xor_sum", "Block IR has no xor reduction yet")
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False, _builder=None):
+    return _builder.combining("reduce", _c(input), _axis(axis), combine_fn, _c(keep_dims))
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False, _builder=None):
+    return _builder.combining("scan", _c(input), _axis(axis), combine_fn, reverse=_c(reverse))
+
+
+@builtin
+def cumsum(input, axis=0, reverse=False, dtype=None, _builder=None):
+    return _builder.scan_builtin("sum", input, _axis(axis), _c(reverse), _c(dtype))
+
+
+@builtin
+def cumprod(input, axis=0, reverse=False, _builder=None):
+    return _builder.scan_builtin("prod", input, _axis(axis), _c(reverse))
+
+
+@builtin
+def xor_sum(input, axis=None, keep_dims=False, _builder=None):
+    x = _builder.to_tensor(input)
+    if not x.dtype.is_int():
+        raise TypeError(f"tl.xor_sum needs integers, got {x.dtype}")
+    return _builder.combining("reduce", x, _axis(axis),
+                              lambda a, b: _builder.bitwise("xor", a, b), _c(keep_dims))
+
+
 join = _missing("join", "Block IR has no join yet")
 split = _missing("split", "Block IR has no split yet")
 interleave = _missing("interleave", "Block IR has no interleave yet")

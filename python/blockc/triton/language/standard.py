@@ -84,7 +84,15 @@ def flip(x, dim=None, _builder=None):
     return b.cast(picked, x.dtype) if x.dtype.is_int1() else picked
 
 
-reduce_or = _missing("reduce_or", "Block IR has no or reduction yet")
+@builtin
+def reduce_or(input, axis, keep_dims=False, _builder=None):
+    x = _builder.to_tensor(input)
+    if not x.dtype.is_int():
+        raise TypeError(f"tl.reduce_or needs integers, got {x.dtype}")
+    return _builder.combining("reduce", x, core._axis(axis),
+                              lambda a, b: _builder.bitwise("or", a, b), _c(keep_dims))
+
+
 topk = _missing("topk", "Block IR has no sort yet")
 bitonic_merge = _missing("bitonic_merge", "Block IR has no sort yet")
 

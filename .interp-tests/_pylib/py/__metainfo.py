@@ -1,0 +1,2 @@
+import py
+pydir = py.path.local(py.__file__).dirpath()

@@ -1,0 +1,1 @@
+""" python inspection/code generation API """

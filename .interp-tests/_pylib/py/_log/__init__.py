@@ -1,0 +1,2 @@
+""" logging API ('producers' and 'consumers' connected via keywords) """
+

@@ -1,0 +1,1 @@
+""" unified file system api """

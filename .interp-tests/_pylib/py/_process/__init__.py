@@ -1,0 +1,1 @@
+""" high-level sub-process handling """

@@ -1,0 +1,369 @@
+"""Conformance: libdevice (`triton.language.extra.libdevice`, also
+`tl.extra.cuda.libdevice`): the functions blockc composes from Block IR's math ops,
+on f32 and f64, over random ranges and the special values (0, -0, inf, -inf, NaN,
+halves, integers, tiny and huge numbers).
+
+References are numpy or Python's math in float64. Tolerances, in ulps of the result
+type: the exact functions (rounding, classification, sign, fmod, remainder, fdim,
+integer bits) must match bit for bit; composed f32 results are computed in f64 and
+must be within 1 ulp; composed f64 results within the bound libdevice.py states for
+each (2 to 4 ulp); erfc and normcdf (f32 only) within 1.2e-7 relative plus rounding.
+Special inputs must give the reference's value exactly (NaN for NaN, the sign of a
+zero included)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+from conftest import (assert_equal, blockc_extension, blockc_only, compile_error_at, empty,
+                      interpreter_limitation, rng, to_torch)
+
+# Triton 3.6's interpreter implements no function of triton.language.extra.libdevice: each
+# call returns None there ("cannot convert None to tensor").
+NO_LIBDEVICE = interpreter_limitation("libdevice functions are not implemented (each returns None)")
+
+HERE = __file__
+BLOCK = 128
+
+SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, -0.5, 1.5, 2.5, -2.5, 1.0, -1.0, 3.0, -4.0,
+            0.25, -0.75, 1e-30, -1e-30, 1e30, -1e30]
+
+
+@triton.jit
+def unary_kernel(x_ptr, z_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1)
+    tl.store(z_ptr + offs, FN(x), mask=mask)
+
+
+@triton.jit
+def binary_kernel(x_ptr, y_ptr, z_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1)
+    y = tl.load(y_ptr + offs, mask=mask, other=1)
+    tl.store(z_ptr + offs, FN(x, y), mask=mask)
+
+
+def _vec(f):
+    return np.vectorize(f, otypes=[np.float64])
+
+
+def _round_half_away(x):
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+
+
+def _sinpi(x):
+    r = x - 2 * np.round(x / 2)  # exact for these inputs
+    with np.errstate(invalid="ignore"):
+        v = np.sin(np.pi * np.where(np.abs(r) > 0.5, np.sign(r) - r, r))
+    return np.where(v == 0, x * 0.0, v)
+
+
+def _cospi(x):
+    r = x - 2 * np.round(x / 2)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(x), np.nan, np.sin(np.pi * (0.5 - np.abs(r))))
+
+
+def _erfc(x):
+    return _vec(math.erfc)(x)
+
+
+# name: (reference, input range, f64 ulps)
+UNARY = {
+    "tan": (np.tan, (-1.5, 1.5), 3),
+    "exp10": (lambda x: np.power(10.0, x), (-30.0, 30.0), 2),
+    "log10": (np.log10, (1e-3, 1e4), 2),
+    "expm1": (np.expm1, (-3.0, 3.0), 4),
+    "log1p": (np.log1p, (-0.9, 10.0), 4),
+    "sinh": (np.sinh, (-30.0, 30.0), 4),
+    "cosh": (np.cosh, (-30.0, 30.0), 3),
+    "cbrt": (np.cbrt, (-1e6, 1e6), 2),
+    "rcbrt": (lambda x: 1.0 / np.cbrt(x), (-1e6, 1e6), 3),
+    "asinh": (np.arcsinh, (-100.0, 100.0), 4),
+    "acosh": (np.arccosh, (1.0, 100.0), 4),
+    "atanh": (np.arctanh, (-0.99, 0.99), 4),
+    "sinpi": (_sinpi, (-10.0, 10.0), 2),
+    "cospi": (_cospi, (-10.0, 10.0), 2),
+    "erfc": (_erfc, (-3.0, 9.0), None),
+    "normcdf": (lambda x: 0.5 * _erfc(-x / np.sqrt(2.0)), (-12.0, 5.0), None),
+}
+EXACT_UNARY = {
+    "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint, "round": _round_half_away,
+    "saturatef": lambda x: np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 1.0)),
+    "rcp_rn": lambda x: 1.0 / x,
+}
+CLASSIFY = {
+    "isnan": np.isnan, "isinf": np.isinf, "finitef": np.isfinite, "isfinited": np.isfinite,
+    "signbit": np.signbit,
+}
+
+
+def _inputs(dtype, low, high, seed=0, count=BLOCK - len(SPECIALS)):
+    values = rng(seed).uniform(low, high, count)
+    return np.concatenate([np.array(SPECIALS), values]).astype(dtype)
+
+
+def _check(z, expected, dtype, ulps, rel=None, err_msg=""):
+    z = np.asarray(z, np.float64)
+    expected = np.asarray(expected, np.float64)
+    same = (z == expected) | (np.isnan(z) & np.isnan(expected))
+    finite = np.isfinite(expected) & np.isfinite(z)
+    tiny = np.finfo(dtype).tiny
+    with np.errstate(invalid="ignore"):
+        bound = (rel if rel is not None else ulps * np.finfo(dtype).eps) * np.abs(expected) + \
+            ulps * tiny * np.finfo(dtype).eps
+        close = finite & (np.abs(z - expected) <= bound)
+    bad = ~(same | close)
+    assert not bad.any(), f"{err_msg}: at {np.flatnonzero(bad)[:6]}: got {z[bad][:6]}, expected " \
+        f"{expected[bad][:6]}"
+    # A zero keeps its sign, as the reference's does.
+    zeros = (expected == 0) & (z == 0)
+    assert_equal(np.signbit(z[zeros]), np.signbit(expected[zeros]), err_msg=err_msg + " (sign of 0)")
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_composed_unary(name, dtype):
+    ref, (low, high), f64_ulps = UNARY[name]
+    if dtype == "float64" and f64_ulps is None:
+        pytest.skip(f"libdevice.{name} of fp64 is an error in blockc (tested below)")
+    x = _inputs(dtype, low, high)
+    z = empty(BLOCK, dtype)
+    unary_kernel[(1,)](to_torch(x), z, BLOCK, FN=getattr(libdevice, name), BLOCK=BLOCK)
+    with np.errstate(all="ignore"):
+        expected = ref(x.astype(np.float64)).astype(dtype)
+    if dtype == "float32":
+        # Computed in f64 and rounded once: 1 ulp; erfc's fit 1.2e-7 relative.
+        rel = 1.2e-7 + 2.0**-24 if f64_ulps is None else None
+        _check(z.numpy(), expected, np.float32, 1, rel, name)
+    else:
+        _check(z.numpy(), expected, np.float64, f64_ulps, None, name)
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(EXACT_UNARY))
+def test_exact_unary(name, dtype):
+    x = _inputs(dtype, -20.0, 20.0, seed=1)
+    # Halves and huge values, where rounding functions go wrong if anywhere.
+    x[-16:] = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 4503599627370497.0, 8388609.0,
+                        -8388609.0, 0.49999997, -0.49999997, 1e300 if dtype == "float64" else 3e38,
+                        7.5, -7.5, 0.3, -0.3]).astype(dtype)
+    z = empty(BLOCK, dtype)
+    unary_kernel[(1,)](to_torch(x), z, BLOCK, FN=getattr(libdevice, name), BLOCK=BLOCK)
+    with np.errstate(all="ignore"):
+        expected = EXACT_UNARY[name](x.astype(np.float64)).astype(dtype)
+    _check(z.numpy(), expected, np.dtype(dtype), 0, 0.0, name)
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(CLASSIFY))
+def test_classification(name, dtype):
+    x = _inputs(dtype, -5.0, 5.0, seed=2)
+    z = empty(BLOCK, "int32", fill=-7)
+    unary_kernel[(1,)](to_torch(x), z, BLOCK, FN=getattr(libdevice, name), BLOCK=BLOCK)
+    assert_equal(z, CLASSIFY[name](x).astype(np.int32))
+
+
+def _fdim(x, y):
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isnan(x) | np.isnan(y), np.nan, np.where(x > y, x - y, 0.0))
+
+
+BINARY = {
+    # name: (reference, exact?, f64 ulps)
+    "copysign": (np.copysign, True, 0),
+    "fmod": (np.fmod, True, 0),
+    "remainder": (_vec(lambda a, b: math.remainder(a, b) if np.isfinite(a) and b != 0 and
+                       not np.isnan(b) else math.nan), True, 0),
+    "fdim": (_fdim, True, 0),
+    "hypot": (np.hypot, False, 2),
+    "fast_dividef": (np.divide, True, 0),
+    "add_rn": (np.add, True, 0),
+    "mul_rn": (np.multiply, True, 0),
+}
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary(name, dtype):
+    ref, exact, f64_ulps = BINARY[name]
+    x = _inputs(dtype, -50.0, 50.0, seed=3)
+    y = np.roll(_inputs(dtype, -7.0, 7.0, seed=4), 7)
+    y[:4] = np.array([3.0, -0.0, np.inf, 2.0]).astype(dtype)
+    x[-6:] = np.array([7.5, -7.5, 5.0, 1e30, 3.0, -9.0]).astype(dtype)  # ties of remainder
+    y[-6:] = np.array([3.0, 3.0, 2.0, 3.0, 2.0, 2.0]).astype(dtype)
+    z = empty(BLOCK, dtype)
+    binary_kernel[(1,)](to_torch(x), to_torch(y), z, BLOCK, FN=getattr(libdevice, name),
+                        BLOCK=BLOCK)
+    with np.errstate(all="ignore"):
+        expected = ref(x.astype(np.float64), y.astype(np.float64)).astype(dtype)
+    if exact:
+        _check(z.numpy(), expected, np.dtype(dtype), 0, 0.0, name)
+    else:
+        _check(z.numpy(), expected, np.dtype(dtype), 1 if dtype == "float32" else f64_ulps,
+               None, name)
+
+
+@NO_LIBDEVICE
+def test_hypot_does_not_overflow_or_underflow():
+    x = np.array([1e300, 3e-310, 1e-200, np.inf, np.nan, 3.0] + [1.0] * 10)
+    y = np.array([1e300, 4e-310, 1e-200, np.nan, np.inf, 4.0] + [1.0] * 10)
+    z = empty(16, "float64")
+    binary_kernel[(1,)](to_torch(x), to_torch(y), z, 16, FN=libdevice.hypot, BLOCK=16)
+    _check(z.numpy(), np.hypot(x, y), np.float64, 2, None, "hypot")
+
+
+@blockc_only
+def test_f32_math_spellings_of_the_accurate_functions():
+    # fast_* are CUDA's approximations; blockc's are the accurate functions.
+    assert libdevice.fast_expf is libdevice.exp and libdevice.fast_tanf is libdevice.tan
+    assert tl.extra.cuda.libdevice is libdevice
+
+
+# --- integers
+
+
+@triton.jit
+def int_unary_kernel(x_ptr, z_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(z_ptr + offs, FN(tl.load(x_ptr + offs)))
+
+
+def _ints(dtype):
+    info = np.iinfo(dtype)
+    x = rng(5).integers(info.min, info.max, size=64, endpoint=True, dtype=np.int64).astype(dtype)
+    x[:8] = np.array([0, -1, 1, info.min, info.max, 2, 1 << 20, -(1 << 20)], dtype)
+    return x
+
+
+def _u(v, bits):
+    return int(v) & ((1 << bits) - 1)
+
+
+def _signed(v, bits):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
+INT_UNARY = {
+    "popc": lambda v, bits: bin(_u(v, bits)).count("1"),
+    "clz": lambda v, bits: bits - _u(v, bits).bit_length(),
+    "ffs": lambda v, bits: (_u(v, bits) & -_u(v, bits)).bit_length(),
+    "brev": lambda v, bits: _signed(int(format(_u(v, bits), f"0{bits}b")[::-1], 2), bits),
+}
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("name", sorted(INT_UNARY))
+def test_integer_bits(name, dtype):
+    x = _ints(dtype)
+    out_dtype = dtype if name == "brev" else "int32"
+    z = empty(64, out_dtype)
+    int_unary_kernel[(1,)](to_torch(x), z, FN=getattr(libdevice, name), BLOCK=64)
+    bits = np.iinfo(dtype).bits
+    assert_equal(z, np.array([INT_UNARY[name](v, bits) for v in x], out_dtype))
+
+
+INT_BINARY = {
+    "mulhi": lambda a, b, bits: (int(a) * int(b)) >> bits,
+    "umulhi": lambda a, b, bits: _signed((_u(a, bits) * _u(b, bits)) >> bits, bits),
+    "hadd": lambda a, b, bits: (int(a) + int(b)) >> 1,
+    "rhadd": lambda a, b, bits: (int(a) + int(b) + 1) >> 1,
+    "uhadd": lambda a, b, bits: _signed((_u(a, bits) + _u(b, bits)) >> 1, bits),
+    "urhadd": lambda a, b, bits: _signed((_u(a, bits) + _u(b, bits) + 1) >> 1, bits),
+}
+
+
+# uhadd, urhadd and umulhi are blockc's names for the unsigned forms (blockc has no
+# unsigned types); Triton's libdevice reaches them through hadd/rhadd/mulhi on uint32/64.
+UNSIGNED_NAMES = ("uhadd", "urhadd", "umulhi")
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("name", [pytest.param(name, marks=blockc_extension(
+    f"libdevice.{name}, an unsigned form Triton's libdevice names differently"))
+    if name in UNSIGNED_NAMES else name for name in sorted(INT_BINARY)])
+def test_integer_binary(name, dtype):
+    x, y = _ints(dtype), np.roll(_ints(dtype), 3)
+    z = empty(64, dtype)
+    binary_kernel[(1,)](to_torch(x), to_torch(y), z, 64, FN=getattr(libdevice, name), BLOCK=64)
+    bits = np.iinfo(dtype).bits
+    assert_equal(z, np.array([INT_BINARY[name](a, b, bits) for a, b in zip(x, y)], dtype))
+
+
+@triton.jit
+def reinterpret_kernel(f_ptr, i_ptr, d_ptr, l_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    f, i = tl.load(f_ptr + offs), tl.load(i_ptr + offs)
+    d, ll = tl.load(d_ptr + offs), tl.load(l_ptr + offs)
+    tl.store(i_ptr + offs, libdevice.float_as_int(f))
+    tl.store(f_ptr + offs, libdevice.int_as_float(i))
+    tl.store(l_ptr + offs, libdevice.double_as_longlong(d))
+    tl.store(d_ptr + offs, libdevice.longlong_as_double(ll))
+
+
+@NO_LIBDEVICE
+def test_bit_reinterpretations():
+    f = _inputs("float32", -5.0, 5.0, count=12)[:32]
+    d = _inputs("float64", -5.0, 5.0, count=12)[:32]
+    i = rng(8).integers(-2**31, 2**31 - 1, 32).astype(np.int32)
+    ll = rng(9).integers(-2**62, 2**62, 32).astype(np.int64)
+    tf, ti, td, tll = to_torch(f), to_torch(i), to_torch(d), to_torch(ll)
+    reinterpret_kernel[(1,)](tf, ti, td, tll, BLOCK=32)
+    assert_equal(ti, f.view(np.int32))
+    assert_equal(tf.numpy().view(np.int32), i)
+    assert_equal(tll, d.view(np.int64))
+    assert_equal(td.numpy().view(np.int64), ll)
+
+
+# --- what blockc cannot build yet
+
+
+@triton.jit
+def asin_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), libdevice.asin(x))  # err:asin
+
+
+@blockc_only
+def test_a_function_needing_a_new_primitive_names_itself():
+    with compile_error_at(HERE, "err:asin", match=r"libdevice\.asin is not supported yet"):
+        asin_kernel[(1,)](empty(8, "float32"))
+
+
+@triton.jit
+def erfc_f64_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), libdevice.erfc(x))  # err:erfc64
+
+
+@blockc_only
+def test_erfc_of_f64_is_an_error():
+    with compile_error_at(HERE, "err:erfc64", match=r"libdevice\.erfc of fp64"):
+        erfc_f64_kernel[(1,)](empty(8, "float64"))
+
+
+@triton.jit
+def tan_of_int_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), libdevice.tan(x).to(tl.int32))  # err:tan_int
+
+
+def test_math_on_integers_is_an_error():
+    with compile_error_at(HERE, "err:tan_int", match="floating"):
+        tan_of_int_kernel[(1,)](empty(8, "int32"))

@@ -1,0 +1,251 @@
+"""The parts of the Python frontend around a launch: the `triton` alias,
+specialisation and its caches, launch options, autotuning and heuristics,
+bounds checks, profiling and tracing, and the errors a launch reports.
+Results are checked against numpy."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import triton
+import triton.language as tl
+import blockc
+import blockc.triton
+from conftest import python_command
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, factor, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * factor, mask=mask)
+
+
+def _data(n=1000, seed=0):
+    return np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+
+
+def test_the_alias_and_blockc_triton_are_one_package():
+    assert triton is blockc.triton
+    assert tl is blockc.triton.language
+    from triton.language import constexpr
+    assert constexpr is blockc.triton.language.constexpr
+    from triton.compiler.errors import CompilationError
+    assert CompilationError is triton.CompilationError
+
+
+def test_a_script_runs_unmodified_with_pythonpath(tmp_path):
+    script = tmp_path / "user_script.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+            offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+            mask = offs < n
+            tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) +
+                     tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+        x = np.arange(3000, dtype=np.float32)
+        out = np.empty_like(x)
+        grid = lambda meta: (triton.cdiv(x.size, meta["BLOCK_SIZE"]),)
+        add_kernel[grid](x, x, out, x.size, BLOCK_SIZE=1024, num_warps=4)
+        assert np.array_equal(out, 2 * x)
+        print(triton.runtime.driver.active.get_current_target().backend)
+    """))
+    trace = tmp_path / "trace.json"
+    result = subprocess.run([*python_command(), str(script)], capture_output=True, text=True,
+                            env=dict(os.environ, BLOCKC_TRACE=str(trace)), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "cpu"
+    # BLOCKC_TRACE traces a Python process's launches as any other's.
+    assert "add_kernel" in trace.read_text()
+
+
+def test_one_compile_per_specialisation():
+    x, y = _data(), np.empty(1000, np.float32)
+    scale_kernel.cache.clear()
+    scale_kernel[(8,)](x, y, 1000, 2.0, BLOCK=128)
+    scale_kernel[(8,)](x, y, 1000, 3.0, BLOCK=128)
+    assert len(scale_kernel.cache) == 1
+    np.testing.assert_array_equal(y, x * np.float32(3.0))
+    # A new block size and n == 1 (a constexpr, as in Triton) are new
+    # specialisations.
+    scale_kernel[(4,)](x, y, 1000, 2.0, BLOCK=256)
+    scale_kernel[(1,)](x, y, 1, 2.0, BLOCK=256)
+    assert len(scale_kernel.cache) == 3
+    int_params = [key for key in scale_kernel.cache if ("n", "c", ("int", 1)) in key]
+    assert len(int_params) == 1
+
+
+def test_the_generated_block_ir_is_visible():
+    x = _data(16)
+    text = scale_kernel.bir(x, x, 16, 2.0, BLOCK=16)
+    assert text.startswith("kernel @scale_kernel(%x_ptr: ptr<f32>, %y_ptr: ptr<f32>, %n: i32, "
+                           "%factor: f32)")
+    assert "arange 0, 16" in text
+    compiled = scale_kernel[(1,)](x, np.empty_like(x), 16, 2.0, BLOCK=16)
+    assert compiled.asm["bir"] == text
+
+
+def test_dump_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("BLOCKC_DUMP_BIR", str(tmp_path))
+
+    @triton.jit
+    def dumped(x_ptr):
+        tl.store(x_ptr, tl.load(x_ptr) + 1)
+
+    x = np.zeros(1, np.int32)
+    dumped[(1,)](x)
+    files = list(tmp_path.glob("dumped-*.bir"))
+    assert len(files) == 1 and "kernel @dumped" in files[0].read_text()
+    assert x[0] == 1
+
+
+def test_num_cpu_threads_and_gpu_options_are_accepted():
+    x, y = _data(), np.empty(1000, np.float32)
+    scale_kernel[(8,)](x, y, 1000, 0.5, BLOCK=128, num_warps=8, num_stages=3, num_ctas=1,
+                       maxnreg=128, num_cpu_threads=2)
+    np.testing.assert_array_equal(y, x * np.float32(0.5))
+
+
+def test_unknown_keyword_is_an_error():
+    x = _data(16)
+    with pytest.raises(TypeError, match="scale_kernel .*test_frontend_runtime.py:\\d+.*'bogus'"):
+        scale_kernel[(1,)](x, x, 16, 1.0, BLOCK=16, bogus=3)
+
+
+def test_grid_forms():
+    x, y = _data(), np.empty(1000, np.float32)
+    scale_kernel[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](x, y, 1000, 2.0, BLOCK=64)
+    np.testing.assert_array_equal(y, 2 * x)
+    y[:] = 0
+    scale_kernel[16](x, y, 1000, 2.0, BLOCK=64)
+    np.testing.assert_array_equal(y, 2 * x)
+    with pytest.raises(TypeError, match="1 to 3"):
+        scale_kernel[(1, 1, 1, 1)](x, y, 1000, 2.0, BLOCK=64)
+
+
+def test_autotune_picks_a_config_once_per_key(capsys, monkeypatch):
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
+    configs = [triton.Config({"BLOCK": 32}, num_warps=2), triton.Config({"BLOCK": 256}),
+               triton.Config({"BLOCK": 1 << 21})]  # too big: 8 MiB per block
+
+    @triton.autotune(configs=configs, key=["n"], warmup=1, rep=2)
+    @triton.jit
+    def tuned(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        tl.store(y_ptr + offs, v + 1.0, mask=offs < n)
+
+    x, y = _data(), np.empty(1000, np.float32)
+    grid = lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)
+    tuned[grid](x, y, 1000)
+    np.testing.assert_array_equal(y, x + 1)
+    assert tuned.best_config.kwargs["BLOCK"] in (32, 256)
+    assert tuned.configs_timings[configs[2]] == float("inf")
+    assert "best config selected" in capsys.readouterr().out
+    tuned[grid](x, y, 1000)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(ValueError, match="Conflicting meta-parameters: BLOCK"):
+        tuned[grid](x, y, 1000, BLOCK=64)
+
+
+def test_heuristics_set_meta_parameters():
+    @triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+    @triton.jit
+    def maybe_masked(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        if EVEN:
+            tl.store(x_ptr + offs, 1)
+        else:
+            tl.store(x_ptr + offs, 2, mask=offs < n)
+
+    even, odd = np.zeros(64, np.int32), np.zeros(60, np.int32)
+    maybe_masked[(2,)](even, 64, BLOCK=32)
+    maybe_masked[(2,)](odd, 60, BLOCK=32)
+    assert (even == 1).all() and (odd == 2).all()
+
+
+def test_triton_debug_checks_bounds_with_the_python_line(monkeypatch):
+    @triton.jit
+    def overrun(x_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+    monkeypatch.setenv("TRITON_DEBUG", "1")
+    x = np.zeros(10, np.float32)
+    with pytest.raises(IndexError) as error:
+        overrun[(1,)](x, BLOCK=16)
+    message = str(error.value)
+    load_line = overrun.fn.__code__.co_firstlineno + 3
+    assert f"test_frontend_runtime.py:{load_line}: out-of-bounds load" in message
+    assert "element 10 of 'x_ptr', whose buffer has 10 elements" in message
+    assert (x == 0).all()
+    overrun[(1,)](x, BLOCK=8)
+    assert (x[:8] == 1).all()
+
+
+def test_profiler_shows_kernels_by_name():
+    torch = pytest.importorskip("torch")
+    from torch.profiler import profile, ProfilerActivity
+    x = torch.from_numpy(_data())
+    y = torch.empty_like(x)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        scale_kernel[(8,)](x, y, 1000, 2.0, BLOCK=128)
+    names = [event.key for event in prof.key_averages()]
+    assert "scale_kernel" in names
+    np.testing.assert_array_equal(y.numpy(), 2 * x.numpy())
+
+
+def test_trace_from_python(tmp_path):
+    path = tmp_path / "trace.json"
+    x, y = _data(), np.empty(1000, np.float32)
+    blockc.trace_start(str(path))
+    scale_kernel[(8,)](x, y, 1000, 2.0, BLOCK=128)
+    blockc.trace_stop()
+    events = json.loads(path.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    assert any("scale_kernel" in json.dumps(e) for e in events)
+
+
+def test_torch_tensors_on_another_device_are_rejected():
+    torch = pytest.importorskip("torch")
+    x = torch.empty(16, device="meta")
+    with pytest.raises(TypeError, match="argument 'x_ptr' is a tensor on 'meta'; blockc runs "
+                       "kernels on the CPU"):
+        scale_kernel[(1,)](x, x, 16, 1.0, BLOCK=16)
+
+
+def test_wrong_argument_count_names_the_kernel():
+    x = _data(16)
+    with pytest.raises(TypeError) as error:
+        scale_kernel[(1,)](x, x, 16, BLOCK=16)
+    launch_line = sys._getframe().f_lineno - 1
+    def_line = scale_kernel.fn.__code__.co_firstlineno + 1
+    assert str(error.value) == (
+        f"scale_kernel (defined at {__file__}:{def_line}, launched at {__file__}:{launch_line}): "
+        "missing a required argument: 'factor'")
+
+
+def test_calling_a_kernel_directly_explains_itself():
+    with pytest.raises(RuntimeError, match=r"launch it with scale_kernel\[grid\]"):
+        scale_kernel(1, 2, 3, 4)
+
+
+def test_do_bench_and_assert_close():
+    calls = []
+    ms = triton.testing.do_bench(lambda: calls.append(1), warmup=1, rep=2)
+    assert ms >= 0 and len(calls) > 2
+    median, low = triton.testing.do_bench(lambda: None, warmup=1, rep=2, quantiles=[0.5, 0.2])
+    assert low <= median
+    triton.testing.assert_close(np.ones(3), np.ones(3) + 1e-3)
+    with pytest.raises(AssertionError):
+        triton.testing.assert_close(np.ones(3), np.ones(3) + 1e-1)

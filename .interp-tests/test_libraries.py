@@ -1,0 +1,1002 @@
+"""Triton kernels from real libraries, unmodified (tests/python/libraries/<library>/, each
+file headed by its origin, commit and license), launched as the library launches them
+(its own wrapper where that runs on the CPU, else a launch written here) on torch CPU
+tensors, and checked against a reference written here with torch in float64,
+independently of the kernel.
+
+A kernel that needs a construct blockc lacks is marked xfail_in_blockc with the first
+such construct; the mark is strict, so the test flips when the construct lands.
+"""
+
+import importlib.util
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from conftest import BF16_REASON, interpreter_limitation, xfail_in_blockc
+
+# What Triton 3.6's interpreter lacks, met by these kernels (each passes under blockc and,
+# as far as the libraries say, on a GPU):
+FLOAT_SCALAR = interpreter_limitation(
+    "a float scalar argument arrives as a Python float, without .to() (Liger: eps.to, "
+    "gate_multiplier.to)")
+NO_LIBDEVICE = interpreter_limitation(
+    "libdevice functions are not implemented (each returns None): libdevice.tanh")
+CONSTEXPR_VALUE = interpreter_limitation(
+    "constexprs are plain values inside a kernel, without .value (FlagGems' get_dtype_min)")
+DTYPE_CALL = interpreter_limitation("a dtype is not callable (Liger's tl.float32(0.0))")
+ALIASED_BUILTIN = interpreter_limitation(
+    "a builtin under another name (Unsloth's triton_cast = tl.cast) is not patched: "
+    "_semantic is None")
+BF16 = interpreter_limitation(BF16_REASON, when=lambda p: p.get("dtype") == "bfloat16")
+BF16_LITERAL = interpreter_limitation(
+    "a Python float operand of a bfloat16 tensor (its builder has no get_bf16)",
+    when=lambda p: p.get("dtype") == "bfloat16")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LIBRARIES = os.path.join(HERE, "libraries")
+
+_modules = {}
+
+
+def load(library, name):
+    """The module libraries/<library>/<name>.py, imported under a name of its own
+    (files of different libraries share names); its folder is on sys.path for the
+    library's helper module."""
+    key = f"blockc_lib_{library}_{name}"
+    if key not in _modules:
+        folder = os.path.join(LIBRARIES, library)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        spec = importlib.util.spec_from_file_location(key, os.path.join(folder, name + ".py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+        _modules[key] = module
+    return _modules[key]
+
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+# (rtol, atol) for a result rounded to the dtype once or a few times.
+TOL = {torch.float32: (1e-4, 1e-5), torch.float16: (1e-2, 1e-2), torch.bfloat16: (4e-2, 4e-2)}
+FLOAT_DTYPES = ["float32", "float16", "bfloat16"]
+
+
+def check(actual, expected, dtype=torch.float32, scale=1.0, err_msg=""):
+    """actual (any dtype) against expected (float64 torch or numpy), within the
+    tolerance of `dtype` times `scale`."""
+    rtol, atol = TOL[dtype]
+    a = actual.detach().double().numpy() if isinstance(actual, torch.Tensor) else np.asarray(actual, np.float64)
+    e = expected.detach().double().numpy() if isinstance(expected, torch.Tensor) else np.asarray(expected, np.float64)
+    assert a.shape == e.shape, f"shape {a.shape} != {e.shape}"
+    np.testing.assert_allclose(a, e, rtol=rtol * scale, atol=atol * scale, err_msg=err_msg)
+
+
+def randn(*shape, dtype=torch.float32, seed=0, scale=1.0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
+
+
+def rand(*shape, dtype=torch.float32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.rand(*shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+def grads(fn, inputs, dy):
+    """The float64 gradients of sum(fn(*inputs) * dy) with respect to inputs."""
+    xs = [x.detach().double().requires_grad_(True) for x in inputs]
+    out = fn(*xs)
+    out.backward(dy.double())
+    return [x.grad for x in xs]
+
+
+ROWS_COLS = [(4, 64), (3, 37), (7, 300)]
+
+
+# =====================================================================================
+# Liger-Kernel (libraries/liger_kernel)
+# =====================================================================================
+
+def liger(name):
+    return load("liger_kernel", name)
+
+
+@pytest.mark.parametrize("shape", ROWS_COLS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_element_mul(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("liger_utils")
+    x = randn(*shape, dtype=dtype)
+    g = torch.tensor(0.75, dtype=dtype)
+    expected = x.double() * 0.75
+    mod.element_mul_kernel[(shape[0],)](x, x.stride(0), g, shape[1], BLOCK_SIZE=32)
+    check(x, expected, dtype)
+
+
+def gelu_tanh(a):
+    return 0.5 * a * (1 + torch.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a ** 3)))
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_geglu_forward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("geglu")
+    a, b = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    _, _, c = mod.geglu_forward(a, b)
+    check(c, gelu_tanh(a.double()) * b.double(), dtype)
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_geglu_backward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("geglu")
+    a, b, dc = (randn(*shape, dtype=dtype, seed=s) for s in (1, 2, 3))
+    da_ref, db_ref = grads(lambda a, b: gelu_tanh(a) * b, [a, b], dc)
+    da, db = mod.geglu_backward(a.clone(), b.clone(), dc)
+    check(da, da_ref, dtype, 2)
+    check(db, db_ref, dtype, 2)
+
+
+def silu(a):
+    return a * torch.sigmoid(a)
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_swiglu_forward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("swiglu")
+    a, b = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    _, _, c = mod.swiglu_forward(a, b)
+    check(c, silu(a.double()) * b.double(), dtype)
+    _, _, c = mod.swiglu_forward(a, b, gate_multiplier=0.5)
+    check(c, silu(0.5 * a.double()) * b.double(), dtype)
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_swiglu_backward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("swiglu")
+    a, b, dc = (randn(*shape, dtype=dtype, seed=s) for s in (1, 2, 3))
+    da_ref, db_ref = grads(lambda a, b: silu(a) * b, [a, b], dc)
+    da, db = mod.swiglu_backward(a.clone(), b.clone(), dc)
+    check(da, da_ref, dtype, 2)
+    check(db, db_ref, dtype, 2)
+
+
+def rms_norm_ref(x, w, eps, offset):
+    x = x.double()
+    y = x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps)
+    return y if w is None else y * (offset + w.double())
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("casting_mode", ["llama", "gemma", "none"])
+def test_liger_rms_norm_forward(shape, dtype, casting_mode):
+    dtype = DTYPES[dtype]
+    mod = liger("rms_norm")
+    x, w = randn(*shape, dtype=dtype, seed=1), randn(shape[-1], dtype=dtype, seed=2)
+    y, _, rstd, _, _, _ = mod.rms_norm_forward(x, w, 1e-6, 1.0, casting_mode, True)
+    check(y, rms_norm_ref(x, w, 1e-6, 1.0), dtype, 2)
+    xd = x.double().reshape(-1, shape[-1])
+    check(rstd, torch.rsqrt((xd * xd).mean(-1) + 1e-6), dtype)
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("casting_mode", ["llama", "gemma"])
+def test_liger_rms_norm_backward(shape, dtype, casting_mode):
+    dtype = DTYPES[dtype]
+    mod = liger("rms_norm")
+    x, w, dy = randn(*shape, dtype=dtype, seed=1), randn(shape[-1], dtype=dtype, seed=2), randn(*shape, dtype=dtype, seed=3)
+    _, x2, rstd, block, warps, mode = mod.rms_norm_forward(x, w, 1e-6, 1.0, casting_mode, True)
+    dx, dw = mod.rms_norm_backward(dy, x2, w, rstd, 1.0, mode, block, warps, False, True)
+    dx_ref, dw_ref = grads(lambda x, w: rms_norm_ref(x, w, 1e-6, 1.0), [x, w], dy)
+    check(dx, dx_ref, dtype, 4)
+    check(dw, dw_ref, dtype, 4 * math.prod(shape[:-1]) ** 0.5)
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("rows,cols", [(20, 64), (37, 37)])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_liger_block_rms_norm_forward(rows, cols, dtype):
+    # The wrapper takes this kernel only for 32768 rows or more; launched here as it does.
+    dtype = DTYPES[dtype]
+    mod = liger("rms_norm")
+    x, w = randn(rows, cols, dtype=dtype, seed=1), randn(cols, dtype=dtype, seed=2)
+    BLOCK_SIZE, num_warps = mod.calculate_settings(cols)
+    y = torch.empty_like(x)
+    rstd = torch.empty(rows, dtype=torch.float32)
+    BLOCK_ROW = 16
+    mod._block_rms_norm_forward_kernel[(triton_cdiv(rows, BLOCK_ROW),)](
+        y, y.stride(0), x, x.stride(0), w, w.stride(0), rstd, rstd.stride(0), rows, cols, 1e-6, 0.0,
+        mod._CASTING_MODE_LLAMA.value, elementwise_affine=True, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps,
+        BLOCK_ROW=BLOCK_ROW)
+    check(y, rms_norm_ref(x, w, 1e-6, 0.0), dtype, 2)
+    check(rstd, torch.rsqrt((x.double() ** 2).mean(-1) + 1e-6), dtype)
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("rows,cols", [(20, 64), (37, 37)])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_liger_block_rms_norm_backward(rows, cols, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("rms_norm")
+    x, w, dy = randn(rows, cols, dtype=dtype, seed=1), randn(cols, dtype=dtype, seed=2), randn(rows, cols, dtype=dtype, seed=3)
+    _, _, rstd, BLOCK_SIZE, num_warps, mode = mod.rms_norm_forward(x, w, 1e-6, 0.0, "llama", True)
+    sm_count = 3
+    dw_partial = torch.zeros((sm_count, cols), dtype=torch.float32)
+    dx = torch.zeros_like(dy)
+    mod._block_rms_norm_backward_kernel[(sm_count,)](
+        dy, dy.stride(0), dx, dx.stride(0), x, x.stride(0), mod.torch_to_triton_dtype[x.dtype], w, w.stride(0),
+        rstd, rstd.stride(0), dw_partial, dw_partial.stride(0), rows, cols, 0.0, mode, elementwise_affine=True,
+        BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps, BLOCK_ROW=16)
+    dx_ref, dw_ref = grads(lambda x, w: rms_norm_ref(x, w, 1e-6, 0.0), [x, w], dy)
+    check(dx, dx_ref, dtype, 4)
+    check(dw_partial.sum(0), dw_ref, dtype, 4 * rows ** 0.5)
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def layer_norm_ref(x, w, b, eps):
+    x = x.double()
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * w.double() + b.double()
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_layer_norm_forward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("layer_norm")
+    x, w, b = randn(*shape, dtype=dtype, seed=1), randn(shape[-1], dtype=dtype, seed=2), randn(shape[-1], dtype=dtype, seed=3)
+    y, _, mean, rstd, _, _ = mod.layer_norm_forward(x, w, b, 1e-5)
+    check(y, layer_norm_ref(x, w, b, 1e-5), dtype, 2)
+    check(mean, x.double().reshape(-1, shape[-1]).mean(-1), dtype)
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_layer_norm_backward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("layer_norm")
+    x, w, b, dy = (randn(*s, dtype=dtype, seed=i) for i, s in enumerate([shape, shape[-1:], shape[-1:], shape]))
+    _, x2, mean, rstd, _, _ = mod.layer_norm_forward(x, w, b, 1e-5)
+    dx, dw, db = mod.layer_norm_backward(dy, x2, w, b, mean, rstd)
+    dx_ref, dw_ref, db_ref = grads(lambda x, w, b: layer_norm_ref(x, w, b, 1e-5), [x, w, b], dy)
+    n = math.prod(shape[:-1]) ** 0.5
+    check(dx, dx_ref, dtype, 4)
+    check(dw, dw_ref, dtype, 4 * n)
+    check(db, db_ref, dtype, 4 * n)
+
+
+@pytest.mark.parametrize("rows,vocab", [(4, 100), (6, 1000)])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_liger_cross_entropy(rows, vocab, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("cross_entropy")
+    x = randn(rows, vocab, dtype=dtype, seed=1, scale=2.0)
+    target = torch.randint(0, vocab, (rows,), generator=torch.Generator().manual_seed(2))
+    target[1] = -100
+    xin = x.clone().requires_grad_(True)
+    loss, _, _, _, grad = mod.cross_entropy_forward(xin.detach().clone().requires_grad_(True), target, None, -100,
+                                                     0.0, 0.0, "mean", None, False)
+    xd = x.double().requires_grad_(True)
+    ref = F.cross_entropy(xd, target, ignore_index=-100, reduction="mean")
+    ref.backward()
+    check(loss, ref.detach(), dtype, 2)
+    check(grad, xd.grad, dtype, 2)
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rope_ref(q, cos, sin):
+    return q * cos + rotate_half(q) * sin
+
+
+def rope_inputs(bsz, n_qh, n_kh, seq, hd, dtype, cos_bs=1):
+    q = randn(bsz, seq, n_qh, hd, dtype=dtype, seed=1).transpose(1, 2)
+    k = randn(bsz, seq, n_kh, hd, dtype=dtype, seed=2).transpose(1, 2)
+    pos = torch.arange(seq, dtype=torch.float64)
+    inv = 1.0 / (10000 ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))
+    freqs = torch.outer(pos, inv)
+    emb = torch.cat((freqs, freqs), -1)
+    cos = emb.cos()[None].expand(cos_bs, seq, hd).to(dtype)
+    sin = emb.sin()[None].expand(cos_bs, seq, hd).to(dtype)
+    return q, k, cos, sin
+
+
+@BF16
+@pytest.mark.parametrize("bsz,n_qh,n_kh,seq,hd", [(1, 4, 2, 8, 64), (2, 3, 1, 5, 32)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("backward", [False, True])
+def test_liger_rope(bsz, n_qh, n_kh, seq, hd, dtype, backward):
+    dtype = DTYPES[dtype]
+    mod = liger("rope")
+    q, k, cos, sin = rope_inputs(bsz, n_qh, n_kh, seq, hd, dtype)
+    c, s = cos.double()[:, None], sin.double()[:, None]
+    if not backward:
+        q_ref, k_ref = rope_ref(q.double(), c, s), rope_ref(k.double(), c, s)
+        q_out, k_out, _, _ = mod.rope_forward(q, k, cos, sin)  # in place, through q's and k's storage
+        check(q_out, q_ref, dtype, 2)
+        check(k_out, k_ref, dtype, 2)
+    else:
+        dq_ref, = grads(lambda q: rope_ref(q, c, s), [q], q)
+        dk_ref, = grads(lambda k: rope_ref(k, c, s), [k], k)
+        dq, dk = mod.rope_backward(q, k, cos, sin)
+        check(dq, dq_ref, dtype, 2)
+        check(dk, dk_ref, dtype, 2)
+
+
+@BF16
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (3, 1000)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_softmax_single_block(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("softmax")
+    x, dy = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    y, block, warps, multi = mod._softmax_forward(x)
+    assert not multi
+    check(y, torch.softmax(x.double(), -1), dtype)
+    dx = mod._softmax_backward(dy, y, block, warps, multi)
+    dx_ref, = grads(lambda x: torch.softmax(x, -1), [x], dy)
+    check(dx, dx_ref, dtype, 2)
+
+
+@DTYPE_CALL
+@pytest.mark.parametrize("rows,cols", [(4, 300), (3, 1000)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@xfail_in_blockc("tl.max(m, blk_max) with a scalar m: the second argument is the axis, and a "
+                 "scalar has none to reduce (Triton's reduction rejects a rank-0 input too)")
+def test_liger_softmax_multi_block_forward(rows, cols, dtype):
+    # The wrapper takes these kernels only for rows over 65536 elements; launched here
+    # as it launches them, with a block smaller than the row.
+    dtype = DTYPES[dtype]
+    mod = liger("softmax")
+    x = randn(rows, cols, dtype=dtype, seed=1)
+    y = torch.empty_like(x)
+    mod._softmax_multi_block_forward_kernel[(rows,)](y, y.stride(0), x, x.stride(0), cols, BLOCK_SIZE=128, num_warps=4)
+    check(y, torch.softmax(x.double(), -1), dtype)
+
+
+@DTYPE_CALL
+@pytest.mark.parametrize("rows,cols", [(4, 300), (3, 1000)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_softmax_multi_block_backward(rows, cols, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("softmax")
+    x, dy = randn(rows, cols, dtype=dtype, seed=1), randn(rows, cols, dtype=dtype, seed=2)
+    y = torch.softmax(x.double(), -1).to(dtype)
+    dx = torch.empty_like(dy)
+    mod._softmax_multi_block_backward_kernel[(rows,)](dy, dy.stride(0), y, y.stride(0), dx, dx.stride(0), cols,
+                                                      BLOCK_SIZE=128, num_warps=4)
+    yd = y.double()
+    check(dx, yd * (dy.double() - (dy.double() * yd).sum(-1, keepdim=True)), dtype, 2)
+
+
+@pytest.mark.parametrize("rows,cols", [(4, 64), (3, 1000)])
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean", "batchmean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_liger_kl_div(rows, cols, reduction, log_target):
+    mod = liger("kl_div")
+    y_pred = torch.log_softmax(randn(rows, cols, seed=1), -1)
+    y_true = torch.softmax(randn(rows, cols, seed=2), -1)
+    if log_target:
+        y_true = y_true.log()
+    out = mod.kldiv_forward_triton(y_pred, y_true, log_target, reduction, 1e-10)
+    yt = y_true.double()
+    elem = (yt.exp() * (yt - y_pred.double())) if log_target else yt * (yt.log() - y_pred.double())
+    expected = {"none": elem, "sum": elem.sum(), "mean": elem.sum() / elem.numel(),
+                "batchmean": elem.sum() / rows}[reduction]
+    check(out, expected, torch.float32, 10)
+    grad = mod.kldiv_backward_triton(y_true, torch.tensor(1.0), torch.empty_like(y_pred), log_target)
+    check(grad, -yt.exp() if log_target else -yt)
+
+
+def jsd_ref(x, y, beta):
+    q, p = x.exp(), y.exp()
+    if beta == 0.0:
+        return (p * (y - x)).sum()
+    if beta == 1.0:
+        return (q * (x - y)).sum()
+    m = beta * p + (1 - beta) * q
+    return beta * (p * (y - m.log())).sum() + (1 - beta) * (q * (x - m.log())).sum()
+
+
+@pytest.mark.parametrize("rows,cols", [(4, 64), (3, 1000)])
+@pytest.mark.parametrize("beta", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("labels", [False, True])
+def test_liger_jsd(rows, cols, beta, labels):
+    mod = liger("jsd")
+    x = torch.log_softmax(randn(rows, cols, seed=1), -1)
+    y = torch.log_softmax(randn(rows, cols, seed=2), -1)
+    shift_labels = torch.zeros(rows, dtype=torch.int64)
+    keep = torch.ones(rows, dtype=torch.bool)
+    if labels:
+        shift_labels[1] = -100
+        keep[1] = False
+    loss, dx = mod.jsd_forward(x, y, shift_labels, beta, -100, labels)
+    n = int(keep.sum())
+    xd = x.double().requires_grad_(True)
+    ref = jsd_ref(xd[keep], y.double()[keep], beta) / n
+    ref.backward()
+    check(loss, ref.detach(), torch.float32, 10)
+    check(dx, xd.grad, torch.float32, 10)
+
+
+@pytest.mark.parametrize("rows,cols", [(4, 64), (3, 1000)])
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean", "batchmean"])
+def test_liger_tvd(rows, cols, reduction):
+    mod = liger("tvd")
+    p = torch.softmax(randn(rows, cols, seed=1), -1)
+    q = torch.softmax(randn(rows, cols, seed=2), -1)
+    loss, g = mod.tv_distance_forward_triton(p, q, None, reduction, -100, False)
+    elem = 0.5 * (p.double() - q.double()).abs()
+    scale = {"none": 1.0, "sum": 1.0, "mean": 1.0 / (rows * cols), "batchmean": 1.0 / rows}[reduction]
+    expected = {"none": elem, "sum": elem.sum(0).sum() if False else elem.sum(1).sum(),
+                "mean": elem.sum() * scale, "batchmean": elem.sum() * scale}[reduction]
+    if reduction == "sum":
+        check(loss.sum(), expected, torch.float32, 10)
+    else:
+        check(loss, expected, torch.float32, 10)
+    check(g, torch.where(p > q, 0.5, -0.5).double() * scale)
+
+
+def dyt_ref(x, alpha, gamma, beta):
+    return gamma * torch.tanh(alpha * x) + (0 if beta is None else beta)
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 1100)])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("have_beta", [True, False])
+def test_liger_dyt_forward(shape, dtype, have_beta):
+    dtype = DTYPES[dtype]
+    mod = liger("dyt")
+    x, gamma = randn(*shape, dtype=dtype, seed=1), randn(shape[-1], dtype=dtype, seed=2)
+    beta = randn(shape[-1], dtype=dtype, seed=3) if have_beta else None
+    alpha = torch.tensor([0.7], dtype=dtype)
+    y = mod.liger_dyt_fwd(x, alpha, gamma, beta)
+    check(y, dyt_ref(x.double(), alpha.double(), gamma.double(), None if beta is None else beta.double()), dtype, 2)
+
+
+@pytest.mark.parametrize("rows,cols", [(4, 64), (7, 1100)])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_liger_dyt_backward(rows, cols, dtype):
+    # liger_dyt_bwd sizes its grid by the GPU's multiprocessors; launched here with 2.
+    dtype = DTYPES[dtype]
+    mod = liger("dyt")
+    x, gamma, beta, dy = (randn(*s, dtype=dtype, seed=i) for i, s in enumerate([(rows, cols), (cols,), (cols,), (rows, cols)]))
+    alpha = torch.tensor([0.7], dtype=dtype)
+    NUM_SMS = 2
+    da = torch.zeros(NUM_SMS, triton_cdiv(cols, 512), dtype=torch.float32)
+    dg = torch.empty(NUM_SMS, cols, dtype=torch.float32)
+    db = torch.empty(NUM_SMS, cols, dtype=torch.float32)
+    dx = torch.empty_like(dy)
+    grid = lambda meta: (triton_cdiv(cols, meta["BLOCK_N"]), NUM_SMS)  # noqa: E731
+    mod._dyt_bwd_kernel[grid](dy, dx, da, dg, db, x, alpha, gamma, True, rows, cols)
+    dx_ref, da_ref, dg_ref, db_ref = grads(dyt_ref, [x, alpha, gamma, beta], dy)
+    check(dx, dx_ref, dtype, 4)
+    check(da.sum().reshape(1), da_ref, dtype, 4 * rows * cols ** 0.5)
+    check(dg.sum(0), dg_ref, dtype, 4 * rows ** 0.5)
+    check(db.sum(0), db_ref, dtype, 4 * rows ** 0.5)
+
+
+@BF16_LITERAL
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_relu_squared(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("relu_squared")
+    x, dy = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    y = mod.relu_squared_forward(x)
+    y = y[0] if isinstance(y, tuple) else y
+    check(y, torch.relu(x.double()) ** 2, dtype)
+    dx = mod.relu_squared_backward(x, dy)
+    dx = dx[0] if isinstance(dx, tuple) else dx
+    check(dx, grads(lambda x: torch.relu(x) ** 2, [x], dy)[0], dtype)
+
+
+def group_norm_ref(x, groups, w, b, eps):
+    return F.group_norm(x.double(), groups, w.double(), b.double(), eps)
+
+
+@pytest.mark.parametrize("batch,channels,groups,hidden", [(2, 4, 2, 16), (3, 6, 3, 37)])
+def test_liger_group_norm_forward(batch, channels, groups, hidden):
+    mod = liger("group_norm")
+    x = randn(batch, channels, hidden, seed=1)
+    w, b = randn(channels, seed=2), randn(channels, seed=3)
+    y, _, mean, rstd, _ = mod.group_norm_forward(x, channels, groups, w, b, 1e-6)
+    check(y, group_norm_ref(x, groups, w, b, 1e-6), torch.float32, 2)
+    check(mean, x.double().reshape(batch, groups, -1).mean(-1))
+
+
+@pytest.mark.parametrize("batch,channels,groups,hidden", [(2, 4, 2, 16), (3, 6, 3, 37)])
+def test_liger_group_norm_backward(batch, channels, groups, hidden):
+    mod = liger("group_norm")
+    x, dy = randn(batch, channels, hidden, seed=1), randn(batch, channels, hidden, seed=4)
+    w, b = randn(channels, seed=2), randn(channels, seed=3)
+    _, x2, mean, rstd, _ = mod.group_norm_forward(x, channels, groups, w, b, 1e-6)
+    dx, dw, db = mod.group_norm_backward(dy, x2, w, b, mean, rstd, channels, groups)
+    dx_ref, dw_ref, db_ref = grads(lambda x, w, b: F.group_norm(x, groups, w, b, 1e-6), [x, w, b], dy)
+    check(dx, dx_ref, torch.float32, 4)
+    check(dw, dw_ref, torch.float32, 10)
+    check(db, db_ref, torch.float32, 10)
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_liger_fused_add_rms_norm(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("fused_add_rms_norm")
+    x, r, w, dy, ds = (randn(*s, dtype=dtype, seed=i) for i, s in enumerate([shape, shape, shape[-1:], shape, shape]))
+    y, s, rstd, block, warps, stages, mode = mod.fused_add_rms_norm_forward(x, r, w, 1e-6, 0.0, "llama")
+    check(s, x.double() + r.double(), dtype)
+    check(y, rms_norm_ref(x.to(torch.float64) + r.double(), w, 1e-6, 0.0), dtype, 3)
+    out = mod.fused_add_rms_norm_backward(dy, ds, s, w, rstd, 0.0, mode, block, warps, stages, False)
+    dx, dr, dw = out[0], out[1], out[2]
+
+    def f(x, r, w):
+        s = x + r
+        return rms_norm_ref(s, w, 1e-6, 0.0) * dy.double() + s * ds.double()
+    xs = [t.detach().double().requires_grad_(True) for t in (x, r, w)]
+    f(*xs).sum().backward()
+    check(dx, xs[0].grad, dtype, 4)
+    check(dr, xs[1].grad, dtype, 4)
+    check(dw, xs[2].grad, dtype, 4 * math.prod(shape[:-1]) ** 0.5)
+
+
+@pytest.mark.parametrize("vocab,dim,n", [(10, 16, 7), (50, 200, 33)])
+def test_liger_embedding_forward(vocab, dim, n):
+    mod = liger("experimental_embedding")
+    table = randn(vocab, dim, seed=1)
+    idx = torch.randint(0, vocab, (n,), generator=torch.Generator().manual_seed(2))
+    out = mod.LigerEmbeddingFunction.apply(table, idx)
+    check(out, table.double()[idx])
+
+
+@pytest.mark.parametrize("vocab,dim,n", [(10, 16, 7), (50, 200, 33)])
+def test_liger_embedding_backward(vocab, dim, n):
+    mod = liger("experimental_embedding")
+    table = randn(vocab, dim, seed=1).requires_grad_(True)
+    idx = torch.randint(0, vocab, (n,), generator=torch.Generator().manual_seed(2))
+    dy = randn(n, dim, seed=3)
+    mod.LigerEmbeddingFunction.apply(table, idx).backward(dy)
+    ref = torch.zeros(vocab, dim, dtype=torch.float64).index_add_(0, idx, dy.double())
+    check(table.grad, ref, torch.float32, 4)
+
+
+def poly_norm_ref(x, w, b, eps):
+    def norm(u):
+        return u * torch.rsqrt((u * u).mean(-1, keepdim=True) + eps)
+    x = x.double()
+    return w[0] * norm(x ** 3) + w[1] * norm(x ** 2) + w[2] * norm(x) + b
+
+
+@FLOAT_SCALAR
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37)])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_liger_poly_norm(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("poly_norm")
+    x, dy = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    w, b = torch.tensor([0.3, 0.5, 0.7], dtype=dtype), torch.tensor([0.1], dtype=dtype)
+    y, x2, rstd, block, warps = mod.poly_norm_forward(x, w, b, 1e-6)
+    check(y, poly_norm_ref(x, w.double(), b.double(), 1e-6), dtype, 2)
+    dx, dw, db = mod.poly_norm_backward(dy, x2, w, rstd, block, warps, False)
+    dx_ref, dw_ref, db_ref = grads(lambda x, w, b: poly_norm_ref(x, w, b, 1e-6), [x, w, b], dy)
+    check(dx, dx_ref, dtype, 4)
+    check(dw, dw_ref, dtype, 4 * math.prod(shape) ** 0.5)
+    check(db, db_ref.reshape(()) if db.dim() == 0 else db_ref, dtype, 4 * math.prod(shape) ** 0.5)
+
+
+def sparsemax_ref(x):
+    z = x.double()
+    zs, _ = torch.sort(z, -1, descending=True)
+    k = torch.arange(1, z.shape[-1] + 1, dtype=torch.float64)
+    cs = zs.cumsum(-1)
+    support = 1 + k * zs > cs
+    kz = support.sum(-1, keepdim=True)
+    tau = (cs.gather(-1, kz - 1) - 1) / kz
+    return torch.clamp(z - tau, min=0)
+
+
+@xfail_in_blockc("tl.cumsum: Block IR has no scans yet")
+@pytest.mark.parametrize("shape", [(4, 16), (3, 37)])
+def test_liger_sparsemax_forward(shape):
+    mod = liger("sparsemax")
+    x = randn(*shape, seed=1)
+    y, _ = mod._sparsemax_forward(x, -1)
+    check(y, sparsemax_ref(x))
+
+
+@pytest.mark.parametrize("shape", [(4, 16), (3, 37)])
+def test_liger_sparsemax_backward(shape):
+    mod = liger("sparsemax")
+    x, dy = randn(*shape, seed=1), randn(*shape, seed=2)
+    y = sparsemax_ref(x).float()
+    dx = mod._sparsemax_backward(dy, y, -1)
+    s = (y > 0).double()
+    v = (dy.double() * s).sum(-1, keepdim=True) / s.sum(-1, keepdim=True)
+    check(dx, s * (dy.double() - v))
+
+
+def mrope_ref(q, cos, sin, section):
+    section = section * 2
+    c = torch.cat([m[i % 3] for i, m in enumerate(cos.split(section, dim=-1))], dim=-1).unsqueeze(1)
+    s = torch.cat([m[i % 3] for i, m in enumerate(sin.split(section, dim=-1))], dim=-1).unsqueeze(1)
+    return q * c + rotate_half(q) * s
+
+
+@BF16
+@pytest.mark.parametrize("bsz,n_qh,n_kh,seq,hd,section", [(1, 4, 2, 8, 32, [4, 6, 6]), (2, 3, 1, 5, 16, [2, 3, 3])])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_liger_qwen2vl_mrope(bsz, n_qh, n_kh, seq, hd, section, dtype):
+    dtype = DTYPES[dtype]
+    mod = liger("qwen2vl_mrope")
+    q = randn(bsz, seq, n_qh, hd, dtype=dtype, seed=1).transpose(1, 2)
+    k = randn(bsz, seq, n_kh, hd, dtype=dtype, seed=2).transpose(1, 2)
+    ang = rand(3, bsz, seq, hd // 2, seed=3) * 6
+    ang = torch.cat((ang, ang), -1)  # the kernel reads the left half: the right is its copy
+    cos, sin = ang.cos().to(dtype), ang.sin().to(dtype)
+    q_ref = mrope_ref(q.double(), cos.double(), sin.double(), section)
+    k_ref = mrope_ref(k.double(), cos.double(), sin.double(), section)
+    q_out, k_out, _, _ = mod.qwen2vl_mrope_forward(q, k, cos, sin, section)  # in place
+    check(q_out, q_ref, dtype, 2)
+    check(k_out, k_ref, dtype, 2)
+
+
+@xfail_in_blockc("tl.split: Block IR has no split yet")
+@pytest.mark.parametrize("bsz,seq,n_qh,n_kh,hd", [(1, 8, 4, 2, 32), (2, 5, 3, 1, 16)])
+def test_liger_llama4_rope(bsz, seq, n_qh, n_kh, hd):
+    mod = liger("llama4_rope")
+    q, k = randn(bsz, seq, n_qh, hd, seed=1), randn(bsz, seq, n_kh, hd, seed=2)
+    ang = rand(seq, hd // 2, seed=3) * 6
+    freqs = torch.polar(torch.ones_like(ang), ang)
+
+    def ref(x):
+        xc = torch.view_as_complex(x.double().reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * freqs.to(torch.complex128)[None, :, None, :]).reshape(x.shape)
+    q_ref, k_ref = ref(q), ref(k)
+    q_out, k_out = mod.llama4_rope_forward(q, k, freqs)[:2]  # in place (f32 q and k)
+    check(q_out, q_ref, torch.float32, 2)
+    check(k_out, k_ref, torch.float32, 2)
+
+
+# =====================================================================================
+# Unsloth (libraries/unsloth)
+# =====================================================================================
+
+def unsloth(name):
+    return load("unsloth", name)
+
+
+def gelu_exact(a):
+    return 0.5 * a * (1 + torch.erf(a / math.sqrt(2)))
+
+
+GEGLU = {"exact": gelu_exact, "approx": gelu_tanh}
+UNSLOTH_SHAPES = [(2, 8, 64), (1, 7, 300), (3, 5, 37)]
+
+
+@interpreter_limitation("libdevice functions are not implemented (each returns None): "
+                        "libdevice.tanh", when=lambda p: p["kind"] == "approx")
+@BF16
+@pytest.mark.parametrize("kind", ["exact", "approx"])
+@pytest.mark.parametrize("shape", UNSLOTH_SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_geglu_forward(kind, shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("geglu")
+    gate, up = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    out = getattr(mod, f"geglu_{kind}_forward_kernel")(gate, up)
+    check(out, GEGLU[kind](gate.double()) * up.double(), dtype, 2)
+
+
+@interpreter_limitation("libdevice functions are not implemented (each returns None): "
+                        "libdevice.tanh", when=lambda p: p["kind"] == "approx")
+@BF16
+@pytest.mark.parametrize("kind", ["exact", "approx"])
+@pytest.mark.parametrize("shape", UNSLOTH_SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_geglu_backward(kind, shape, dtype):
+    # The kernel overwrites its three inputs: DW with h = f(e) * g, e with the gradient
+    # of g (DW * f), g with the gradient of e.
+    dtype = DTYPES[dtype]
+    mod = unsloth("geglu")
+    dw, e, g = (randn(*shape, dtype=dtype, seed=s).reshape(-1, shape[-1]) for s in (1, 2, 3))
+    f = GEGLU[kind]
+    h_ref = f(e.double()) * g.double()
+    de_ref, dg_ref = grads(lambda e, g: f(e) * g, [e, g], dw)
+    h, df, de = getattr(mod, f"geglu_{kind}_backward_kernel")(dw.clone(), e.clone(), g.clone())
+    check(h, h_ref, dtype, 2)
+    check(df, dg_ref, dtype, 2)
+    check(de, de_ref, dtype, 4)
+
+
+@BF16
+@pytest.mark.parametrize("shape", UNSLOTH_SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_swiglu_forward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("swiglu")
+    e, g = randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)
+    check(mod.swiglu_fg_kernel(e, g), silu(e.double()) * g.double(), dtype, 2)
+
+
+@BF16
+@pytest.mark.parametrize("shape", UNSLOTH_SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_swiglu_backward(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("swiglu")
+    dw, e, g = (randn(*shape, dtype=dtype, seed=s).reshape(-1, shape[-1]) for s in (1, 2, 3))
+    h_ref = silu(e.double()) * g.double()
+    de_ref, dg_ref = grads(lambda e, g: silu(e) * g, [e, g], dw)
+    h, df, de = mod.swiglu_DWf_DW_dfg_kernel(dw.clone(), e.clone(), g.clone())
+    check(h, h_ref, dtype, 2)
+    check(df, dg_ref, dtype, 2)
+    check(de, de_ref, dtype, 4)
+
+
+@interpreter_limitation(BF16_REASON, when=lambda p: p["dtype"] == "bfloat16" and not p["gemma"])
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("gemma", [False, True])
+def test_unsloth_rms_layernorm_forward(shape, dtype, gemma):
+    dtype = DTYPES[dtype]
+    mod = unsloth("rms_layernorm")
+    x, w = randn(*shape, dtype=dtype, seed=1), randn(shape[-1], dtype=dtype, seed=2)
+    y = mod.Fast_RMS_Layernorm.apply(x, w, 1e-6, gemma)
+    check(y, rms_norm_ref(x, w, 1e-6, 1.0 if gemma else 0.0), dtype, 2)
+
+
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("gemma", [False, True])
+def test_unsloth_rms_layernorm_backward(shape, dtype, gemma):
+    dtype = DTYPES[dtype]
+    mod = unsloth("rms_layernorm")
+    x, w, dy = randn(*shape, dtype=dtype, seed=1), randn(shape[-1], dtype=dtype, seed=2), randn(*shape, dtype=dtype, seed=3)
+    offset = 1.0 if gemma else 0.0
+    dx_ref, = grads(lambda x: rms_norm_ref(x, w, 1e-6, offset), [x], dy)
+    xg = x.clone().requires_grad_(True)
+    mod.Fast_RMS_Layernorm.apply(xg, w, 1e-6, gemma).backward(dy.clone())
+    check(xg.grad, dx_ref, dtype, 4)
+
+
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 37), (5, 300)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_layernorm(shape, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("layernorm")
+    x, w, b, dy = (randn(*s, dtype=dtype, seed=i) for i, s in enumerate([shape, shape[-1:], shape[-1:], shape]))
+    xg = x.clone().requires_grad_(True)
+    y = mod.Fast_Layernorm.apply(xg, w, b, 1e-5)
+    check(y, layer_norm_ref(x, w, b, 1e-5), dtype, 2)
+    y.backward(dy.clone())
+    dx_ref, = grads(lambda x: layer_norm_ref(x, w, b, 1e-5), [x], dy)
+    check(xg.grad, dx_ref, dtype, 4)
+
+
+def softcap_scale_ref(x, softcap, scale):
+    x = x.double()
+    if scale:
+        x = x * scale
+    if softcap:
+        x = softcap * torch.tanh(x / softcap)
+    return x
+
+
+@ALIASED_BUILTIN
+@pytest.mark.parametrize("rows,vocab", [(4, 100), (6, 1000)])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("softcap,scale", [(0, 0), (30.0, 0), (0, 0.5)])
+def test_unsloth_cross_entropy(rows, vocab, dtype, softcap, scale):
+    dtype = DTYPES[dtype]
+    mod = unsloth("cross_entropy_loss")
+    x = randn(rows, vocab, dtype=dtype, seed=1, scale=3.0)
+    labels = torch.randint(0, vocab, (rows,), generator=torch.Generator().manual_seed(2))
+    labels[1] = -100
+    dl = randn(rows, seed=3)
+    xd = x.double().requires_grad_(True)
+    ref = F.cross_entropy(softcap_scale_ref(xd, softcap, scale), labels, ignore_index=-100, reduction="none")
+    ref.backward(dl.double())
+    xg = x.clone().requires_grad_(True)
+    losses = mod.Fast_CrossEntropyLoss.apply(xg, labels, softcap, scale)
+    check(losses, ref.detach(), dtype, 2)
+    losses.backward(dl)
+    check(xg.grad, xd.grad, dtype, 2)
+
+
+@ALIASED_BUILTIN
+@pytest.mark.parametrize("rows,vocab", [(3, 70000)])
+def test_unsloth_chunked_cross_entropy(rows, vocab):
+    # Vocabularies over 65536 take the chunked kernel (a grid of rows x chunks).
+    mod = unsloth("cross_entropy_loss")
+    x = randn(rows, vocab, seed=1, scale=3.0)
+    labels = torch.tensor([5, -100, 69999])
+    losses = mod.Fast_CrossEntropyLoss.apply(x, labels, 0, 0)
+    ref = F.cross_entropy(x.double(), labels, ignore_index=-100, reduction="none")
+    check(losses, ref, torch.float32, 10)
+
+
+def unsloth_rope_inputs(batch, seq, heads, hd, dtype):
+    pos = torch.arange(seq, dtype=torch.float64)
+    inv = 1.0 / (10000 ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))
+    emb = torch.cat((torch.outer(pos, inv),) * 2, -1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+@pytest.mark.parametrize("batch,seq,heads,hd", [(2, 8, 4, 64), (1, 5, 6, 32)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_unsloth_rope_embedding(batch, seq, heads, hd, dtype):
+    dtype = DTYPES[dtype]
+    mod = unsloth("rope_embedding")
+    q = randn(batch, seq, heads, hd, dtype=dtype, seed=1)
+    cos, sin = unsloth_rope_inputs(batch, seq, heads, hd, dtype)
+    c, s = cos.double()[None, :, None, :], sin.double()[None, :, None, :]
+    q_ref = rope_ref(q.double(), c, s)
+    dy = randn(batch, seq, heads, hd, dtype=dtype, seed=2)
+    dq_ref, = grads(lambda q: rope_ref(q, c, s), [q], dy)
+    qg = q.clone().requires_grad_(True)
+    out = mod.Fast_RoPE_Embedding.apply(qg, cos, sin)
+    check(out, q_ref, dtype, 2)
+    out.backward(dy.clone())
+    check(qg.grad, dq_ref, dtype, 2)
+
+
+@BF16
+@pytest.mark.parametrize("batch,heads_q,heads_k,seq,hd", [(2, 4, 2, 8, 64), (1, 3, 1, 5, 32)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("indices", [False, True])
+def test_unsloth_rope_embedding_qk(batch, heads_q, heads_k, seq, hd, dtype, indices):
+    dtype = DTYPES[dtype]
+    mod = unsloth("rope_embedding")
+    q = randn(batch, heads_q, seq, hd, dtype=dtype, seed=1)
+    k = randn(batch, heads_k, seq, hd, dtype=dtype, seed=2)
+    cos, sin = unsloth_rope_inputs(batch, 2 * seq, heads_q, hd, dtype)
+    rope_indices = None
+    positions = torch.arange(seq).repeat(batch)
+    if indices:
+        positions = torch.randint(0, 2 * seq, (batch * seq,), generator=torch.Generator().manual_seed(3))
+        rope_indices = positions.to(torch.int32).reshape(batch, seq)
+    c = cos.double()[positions].reshape(batch, 1, seq, hd)
+    s = sin.double()[positions].reshape(batch, 1, seq, hd)
+    q_ref, k_ref = rope_ref(q.double(), c, s), rope_ref(k.double(), c, s)
+    q_out, k_out = mod.Fast_RoPE_Embedding_QK.apply(q.clone(), k.clone(), cos, sin, rope_indices)
+    check(q_out, q_ref, dtype, 2)
+    check(k_out, k_ref, dtype, 2)
+
+
+# =====================================================================================
+# FlagGems (libraries/flag_gems)
+# =====================================================================================
+
+def flag_gems(name):
+    return load("flag_gems", name)
+
+
+ARGMAX_DTYPES = ["float32", "float16", "bfloat16", "int32"]
+
+
+def make(shape, dtype, seed):
+    if dtype == "int32":
+        g = torch.Generator().manual_seed(seed)
+        return torch.randint(-1000, 1000, shape, generator=g, dtype=torch.int32)
+    return randn(*shape, dtype=DTYPES[dtype], seed=seed)
+
+
+@CONSTEXPR_VALUE
+@pytest.mark.parametrize("n", [1, 100, 1000, 4099])
+@pytest.mark.parametrize("dtype", ARGMAX_DTYPES)
+def test_flag_gems_argmax_flat(n, dtype):
+    # argmax_kernel_1 (per-block max and index) then argmax_kernel_2 (over the blocks).
+    mod = flag_gems("argmax")
+    x = make((n,), dtype, 1)
+    out = mod.argmax(x)
+    assert int(out) == int(np.argmax(x.float().numpy() if dtype != "int32" else x.numpy()))
+
+
+@CONSTEXPR_VALUE
+@pytest.mark.parametrize("shape,dim", [((4, 37), 1), ((3, 50, 5), 1), ((64, 9), 0), ((2, 3, 300), -1)])
+@pytest.mark.parametrize("dtype", ARGMAX_DTYPES)
+def test_flag_gems_argmax_dim(shape, dim, dtype):
+    mod = flag_gems("argmax")
+    x = make(shape, dtype, 2)
+    out = mod.argmax(x, dim=dim)
+    ref = np.argmax(x.float().numpy() if dtype != "int32" else x.numpy(), axis=dim)
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@xfail_in_blockc("tl.reduce with a combine function (Welford's merge): Block IR reduces with sum, max, min, argmax, argmin only")
+@pytest.mark.parametrize("shape,dim", [((4, 37), [1]), ((3, 50, 5), [1]), ((6, 300), [1])])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_flag_gems_var_mean_welford(shape, dim, dtype):
+    dtype = DTYPES[dtype]
+    mod = flag_gems("var_mean")
+    x = randn(*shape, dtype=dtype, seed=1, scale=3.0)
+    var, mean = mod.var_mean(x, dim, correction=1)
+    check(mean, x.double().mean(dim), dtype, 2)
+    check(var, x.double().var(dim, unbiased=True), dtype, 4)
+
+
+@xfail_in_blockc("tl.reduce with a combine function (Welford's merge): Block IR reduces with sum, max, min, argmax, argmin only")
+@pytest.mark.parametrize("shape", [(37,), (5, 300), (3000,)])
+def test_flag_gems_var_mean_all(shape):
+    # var_mean_kernel_1 (per-block sums) then var_mean_kernel_2 (Welford merge of the blocks).
+    mod = flag_gems("var_mean")
+    x = randn(*shape, seed=1, scale=3.0)
+    var, mean = mod.var_mean(x, None, correction=0)
+    check(mean, x.double().mean(), torch.float32, 2)
+    check(var, x.double().var(unbiased=False), torch.float32, 4)
+
+
+@pytest.mark.parametrize("shape", [(37,), (5, 300), (3000,)])
+def test_flag_gems_var_mean_kernel_1(shape):
+    # The first stage alone, launched as var_mean launches it.
+    mod = flag_gems("var_mean")
+    x = randn(*shape, seed=1, scale=3.0)
+    N = x.numel()
+    BLOCK_N = 1024
+    BLOCK_NUM = triton_cdiv(N, BLOCK_N)
+    acc, average, count = (torch.empty([BLOCK_NUM]) for _ in range(3))
+    mod.var_mean_kernel_1[(BLOCK_NUM,)](x, acc, average, count, N, BLOCK_N=BLOCK_N)
+    xd = x.double().reshape(-1)
+    for b in range(BLOCK_NUM):
+        part = xd[b * BLOCK_N:(b + 1) * BLOCK_N]
+        check(count[b], torch.tensor(float(part.numel())))
+        check(average[b], part.mean(), torch.float32, 2)
+        check(acc[b], ((part - part.mean()) ** 2).sum(), torch.float32, 40)
+
+
+@xfail_in_blockc("tl.uint32: Block IR has no unsigned integer types yet (then tl.philox: no random numbers)")
+@pytest.mark.parametrize("n", [100, 5000])
+@pytest.mark.parametrize("p", [0.2, 0.6])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_flag_gems_dropout_forward(n, p, dtype):
+    # Random: checked by the properties every dropout has (kept values scaled by
+    # 1/(1-p), the rest zero, the mask saying which, a kept fraction near 1-p).
+    dtype = DTYPES[dtype]
+    mod = flag_gems("dropout")
+    x = rand(n, dtype=dtype, seed=1) + 0.5
+    out, mask = mod.dropout(x, p)
+    assert mask.dtype == torch.bool
+    check(out, torch.where(mask, x.double() / (1 - p), torch.zeros((), dtype=torch.float64)), dtype)
+    kept = mask.double().mean().item()
+    assert abs(kept - (1 - p)) < 4 * math.sqrt(p * (1 - p) / n) + 0.01
+
+
+@pytest.mark.parametrize("n", [100, 5000])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_flag_gems_dropout_backward(n, dtype):
+    dtype = DTYPES[dtype]
+    mod = flag_gems("dropout")
+    dy = randn(n, dtype=dtype, seed=1)
+    mask = rand(n, seed=2) > 0.3
+    dx = mod.dropout_backward(dy, mask, 1 / 0.7)
+    check(dx, dy.double() * mask.double() / 0.7, dtype)
