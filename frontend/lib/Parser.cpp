@@ -74,6 +74,8 @@ private:
   bool parseOpBody(Operation &op);
   bool parseFor(Operation &op);
   bool parseIf(Operation &op);
+  bool parseWhile(Operation &op);
+  bool parseIterArgs(Operation &op, std::vector<std::pair<std::string, SourceLoc>> &argNames);
   bool parseAtomic(Operation &op);
   bool parseCombining(Operation &op);
 
@@ -745,6 +747,8 @@ bool Parser::parseOpBody(Operation &op) {
     return expect(TokenKind::RParen, "to close the call's arguments");
   case OpClass::For:
     return parseFor(op);
+  case OpClass::While:
+    return parseWhile(op);
   case OpClass::If:
     return parseIf(op);
   case OpClass::Terminator:
@@ -770,20 +774,8 @@ bool Parser::parseFor(Operation &op) {
       !expectKeyword("to", "after the lower bound") || !parseOperand(op) ||
       !expectKeyword("step", "after the upper bound") || !parseOperand(op))
     return false;
-  if (consumeKeyword("iter")) {
-    if (!expect(TokenKind::LParen, "after 'iter'"))
-      return false;
-    do {
-      if (!at(TokenKind::ValueName))
-        return errorHere("expected a loop-carried value like '%acc', got " + describeToken());
-      argNames.emplace_back(std::string(tok_.text), tok_.loc);
-      advance();
-      if (!expect(TokenKind::Equal, "after the loop-carried value") || !parseOperand(op))
-        return false;
-    } while (consumeIf(TokenKind::Comma));
-    if (!expect(TokenKind::RParen, "to close 'iter('"))
-      return false;
-  }
+  if (!parseIterArgs(op, argNames))
+    return false;
   Region &body = op.addRegion();
   for (size_t i = 0; i < op.operands.size(); ++i)
     if (i == 0 || i >= 3)
@@ -868,6 +860,41 @@ bool Parser::parseCombining(Operation &op) {
   Region &body = op.addRegion();
   for (size_t i = 0; i < argNames.size(); ++i)
     body.addArg(op.operands[i % op.operands.size()]->type().elementType(), "", argNames[i].second);
+  return parseRegion(body, argNames);
+}
+
+/// [iter(%a = %a0, ...)]: the loop-carried values, their names appended to
+/// `argNames` and their initial values to the operands.
+bool Parser::parseIterArgs(Operation &op,
+                           std::vector<std::pair<std::string, SourceLoc>> &argNames) {
+  if (!consumeKeyword("iter"))
+    return true;
+  if (!expect(TokenKind::LParen, "after 'iter'"))
+    return false;
+  do {
+    if (!at(TokenKind::ValueName))
+      return errorHere("expected a loop-carried value like '%acc', got " + describeToken());
+    argNames.emplace_back(std::string(tok_.text), tok_.loc);
+    advance();
+    if (!expect(TokenKind::Equal, "after the loop-carried value") || !parseOperand(op))
+      return false;
+  } while (consumeIf(TokenKind::Comma));
+  return expect(TokenKind::RParen, "to close 'iter('");
+}
+
+/// while %c [iter(%a = %a0, ...)] { ... yield %c_next, %a_next, ... }
+bool Parser::parseWhile(Operation &op) {
+  if (!parseOperand(op))
+    return false;
+  const Type &cond = op.operands[0]->type();
+  if (!cond.isBool() || !cond.isScalar())
+    return error(op.operandLocs[0], "a 'while' condition is a scalar i1, got '" + cond.str() + "'");
+  std::vector<std::pair<std::string, SourceLoc>> argNames;
+  if (!parseIterArgs(op, argNames))
+    return false;
+  Region &body = op.addRegion();
+  for (size_t i = 1; i < op.operands.size(); ++i)
+    body.addArg(op.operands[i]->type(), "", argNames[i - 1].second);
   return parseRegion(body, argNames);
 }
 

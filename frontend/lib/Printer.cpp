@@ -191,6 +191,25 @@ void Printer::operation(const Operation &op, unsigned indent) {
     annotate = false;
     break;
   }
+  case OpClass::While: {
+    const Region &body = *op.regions.at(0);
+    out += " ";
+    value(op.operands.at(0));
+    if (op.operands.size() > 1) {
+      out += " iter(";
+      for (size_t i = 1; i < op.operands.size(); ++i) {
+        out += i > 1 ? ", " : "";
+        value(body.args.at(i - 1).get());
+        out += " = ";
+        value(op.operands[i]);
+      }
+      out += ")";
+    }
+    out += " ";
+    region(body, indent);
+    annotate = false;
+    break;
+  }
   case OpClass::If:
     out += " ";
     value(op.operands.at(0));

@@ -524,6 +524,17 @@ std::optional<TypeError> inferFor(const Operation &op, Types &results) {
   return std::nullopt;
 }
 
+std::optional<TypeError> inferWhile(const Operation &op, Types &results) {
+  if (op.operands.empty())
+    return opError("'while' needs a condition");
+  const Type &cond = op.operands[0]->type();
+  if (!cond.isBool() || !cond.isScalar())
+    return operandError(0, "a 'while' condition is a scalar i1, got " + quote(cond));
+  for (size_t i = 1; i < op.operands.size(); ++i)
+    results.push_back(op.operands[i]->type());
+  return std::nullopt;
+}
+
 std::optional<TypeError> inferIf(const Operation &op, Types &results) {
   if (auto e = expectOperands(op, 1))
     return e;
@@ -669,6 +680,8 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
     return inferCall(op, module, results);
   case OpClass::For:
     return inferFor(op, results);
+  case OpClass::While:
+    return inferWhile(op, results);
   case OpClass::If:
     return inferIf(op, results);
   case OpClass::Terminator:

@@ -191,6 +191,27 @@ bool Verifier::verifyOp(const Operation &op, unsigned depth) {
     for (const auto &region : op.regions)
       if (!verifyRegion(*region, resultTypes, OpKind::Yield, false, depth + 1))
         return false;
+  } else if (op.kind() == OpKind::While) {
+    if (op.regions.size() != 1)
+      return fail(op.loc(), "'while' has one body");
+    const Region &body = *op.regions[0];
+    // The body yields the next condition, then the next carried values.
+    std::vector<Type> yielded{Type::scalar(ScalarKind::I1)};
+    for (size_t i = 1; i < op.operands.size(); ++i)
+      yielded.push_back(op.operands[i]->type());
+    if (body.args.size() + 1 != op.operands.size())
+      return fail(op.loc(), "'while' body arguments do not match its carried values");
+    for (size_t i = 0; i < body.args.size(); ++i)
+      if (body.args[i]->type() != yielded[i + 1])
+        return fail(op.loc(),
+                    "'while' body argument " + std::to_string(i) + " does not match its init");
+    for (const auto &arg : body.args)
+      if (!define(*arg))
+        return false;
+    if (!verifyRegion(body, yielded, OpKind::Yield, true, depth + 1))
+      return false;
+    for (const auto &arg : body.args)
+      visible_.erase(arg.get());
   } else if (op.opClass() == OpClass::Combining) {
     if (op.regions.size() != 1)
       return fail(op.loc(), "'" + name + "' has one combine body");

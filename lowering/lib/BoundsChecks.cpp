@@ -57,19 +57,25 @@ void BoundsChecks::begin(const Function &fn, llvm::Value *args,
   bool changed = true;
   std::function<void(const Region &)> walk = [&](const Region &region) {
     for (const auto &op : region.ops) {
-      bool isFor = op->kind() == OpKind::For;
-      if (isFor)
-        for (size_t i = 3; i < op->operands.size(); ++i) {
-          const Value *arg = op->regions[0]->args[i - 2].get();
+      // Where a loop's carried values are among its operands, its body's
+      // arguments and its yield: `for` has bounds and an induction
+      // variable first, `while` a condition (and yields the next one).
+      bool isLoop = op->kind() == OpKind::For || op->kind() == OpKind::While;
+      size_t firstInit = op->kind() == OpKind::For ? 3 : 1;
+      size_t argOffset = op->kind() == OpKind::For ? 1 : 0;
+      size_t yieldOffset = op->kind() == OpKind::For ? 0 : 1;
+      if (isLoop)
+        for (size_t i = firstInit; i < op->operands.size(); ++i) {
+          const Value *arg = op->regions[0]->args[argOffset + i - firstInit].get();
           int init = originOf(op->operands[i]);
           pointerOrigin_[arg] = pointerOrigin_.count(arg) ? meet(originOf(arg), init) : init;
         }
       for (const auto &inner : op->regions)
         walk(*inner);
-      if (isFor)
-        for (size_t i = 0; i + 3 < op->operands.size(); ++i) {
-          const Value *arg = op->regions[0]->args[1 + i].get();
-          int merged = meet(originOf(arg), yieldOrigin(*op->regions[0], i));
+      if (isLoop)
+        for (size_t i = 0; i + firstInit < op->operands.size(); ++i) {
+          const Value *arg = op->regions[0]->args[argOffset + i].get();
+          int merged = meet(originOf(arg), yieldOrigin(*op->regions[0], yieldOffset + i));
           changed |= merged != originOf(arg);
           pointerOrigin_[arg] = merged;
         }
@@ -82,8 +88,8 @@ void BoundsChecks::begin(const Function &fn, llvm::Value *args,
           origin = originOf(op->operands[0]);
         else if (op->kind() == OpKind::Select)
           origin = meet(originOf(op->operands[1]), originOf(op->operands[2]));
-        else if (isFor)
-          origin = originOf(op->regions[0]->args[1 + r].get());
+        else if (isLoop)
+          origin = originOf(op->regions[0]->args[argOffset + r].get());
         else if (op->kind() == OpKind::If && op->regions.size() == 2)
           origin = meet(yieldOrigin(*op->regions[0], r), yieldOrigin(*op->regions[1], r));
         pointerOrigin_[result] = origin;

@@ -1,4 +1,4 @@
-//===- CodeGen.cpp - The kernel's frame, and control flow ----------------===//
+//===- CodeGen.cpp - The kernel's frame, the ops in order, and if ----===//
 #include "CodeGen.h"
 
 #include "StripDemand.h"
@@ -94,6 +94,8 @@ void KernelCodeGen::emitOp(const Operation &op) {
   switch (op.kind()) {
   case OpKind::For:
     return emitFor(op);
+  case OpKind::While:
+    return emitWhile(op);
   case OpKind::If:
     return emitIf(op);
   case OpKind::Store:
@@ -133,152 +135,6 @@ void KernelCodeGen::emitOp(const Operation &op) {
     } else if (plan_.isMaterialized(r.get())) {
       materialize(op, r.get());
     }
-  }
-}
-
-namespace {
-
-/// Reads of `v` in `region`, nested regions and terminators included.
-unsigned usesIn(const Region &region, const Value *v) {
-  unsigned uses = 0;
-  for (const auto &op : region.ops) {
-    uses += unsigned(std::count(op->operands.begin(), op->operands.end(), v));
-    for (const auto &nested : op->regions)
-      uses += usesIn(*nested, v);
-  }
-  return uses;
-}
-
-/// The dot that updates carried value `i` of loop body `body` in place: its
-/// accumulator is the carried value, read by nothing else, and its result is
-/// yielded as the next value of that same carried value and read by nothing
-/// else. Such a dot accumulates straight into the carried buffer.
-const Value *accumulatingDot(const Region &body, size_t i) {
-  const Operation *yield = body.terminator();
-  if (!yield || i >= yield->operands.size())
-    return nullptr;
-  const Value *next = yield->operands[i];
-  const Operation *dot = next->definingOp();
-  const Value *carried = body.args[1 + i].get();
-  if (!dot || dot->opClass() != OpClass::Dot || dot->operands[2] != carried ||
-      usesIn(body, carried) != 1 || usesIn(body, next) != 1)
-    return nullptr;
-  bool topLevel = std::any_of(body.ops.begin(), body.ops.end(),
-                              [&](const auto &op) { return op.get() == dot; });
-  return topLevel ? next : nullptr;
-}
-
-} // namespace
-
-void KernelCodeGen::emitFor(const Operation &op) {
-  const Region &body = *op.regions[0];
-  llvm::Value *lo = eval(op.operands[0], {}, false);
-  llvm::Value *hi = eval(op.operands[1], {}, false);
-  llvm::Value *step = eval(op.operands[2], {}, false);
-  size_t carried = op.operands.size() - 3;
-
-  // Block values are carried in buffers; scalars in phis.
-  std::vector<llvm::Value *> carriedBuffers(carried, nullptr);
-  for (size_t i = 0; i < carried; ++i) {
-    const Value *init = op.operands[3 + i];
-    if (init->type().isBlock()) {
-      carriedBuffers[i] = allocaBuffer(init->type(), body.args[1 + i]->name());
-      writeInto(init, carriedBuffers[i]);
-      if (const Value *dot = accumulatingDot(body, i))
-        accumulatorBuffers_[dot] = carriedBuffers[i];
-    }
-  }
-  // The trip count is computed up front in 64-bit unsigned arithmetic, so an
-  // induction variable that would step past its type's maximum ends the loop
-  // instead of wrapping: trips = hi > lo && step > 0 ? (hi - lo - 1) / step + 1 : 0.
-  llvm::Type *ivType = lo->getType();
-  llvm::Value *runs = b_.CreateAnd(b_.CreateICmpSGT(step, llvm::ConstantInt::get(ivType, 0)),
-                                   b_.CreateICmpSGT(hi, lo));
-  llvm::Value *span =
-      b_.CreateSub(b_.CreateSExt(hi, b_.getInt64Ty()), b_.CreateSExt(lo, b_.getInt64Ty()));
-  // A zero step must not reach the division, even when its result is unused.
-  llvm::Value *divisor = b_.CreateSelect(runs, b_.CreateSExt(step, b_.getInt64Ty()), i64(1));
-  llvm::Value *trips = b_.CreateAdd(b_.CreateUDiv(b_.CreateSub(span, i64(1)), divisor), i64(1));
-  trips = b_.CreateSelect(runs, trips, i64(0));
-  llvm::BasicBlock *pre = b_.GetInsertBlock();
-  auto *header = llvm::BasicBlock::Create(ctx_, "for.header", fn_);
-  auto *loopBody = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
-  auto *exit = llvm::BasicBlock::Create(ctx_, "for.exit", fn_);
-  b_.CreateBr(header);
-  b_.SetInsertPoint(header);
-  llvm::PHINode *trip = b_.CreatePHI(b_.getInt64Ty(), 2, "trip");
-  trip->addIncoming(i64(0), pre);
-  llvm::PHINode *iv = b_.CreatePHI(ivType, 2, body.args[0]->name());
-  iv->addIncoming(lo, pre);
-  std::vector<llvm::PHINode *> phis(carried, nullptr);
-  for (size_t i = 0; i < carried; ++i) {
-    const Value *init = op.operands[3 + i];
-    if (init->type().isBlock())
-      continue;
-    phis[i] = b_.CreatePHI(elementType(init->type()), 2, body.args[1 + i]->name());
-    phis[i]->addIncoming(eval(init, {}, false), pre);
-  }
-  b_.CreateCondBr(b_.CreateICmpULT(trip, trips), loopBody, exit);
-
-  b_.SetInsertPoint(loopBody);
-  scalars_[body.args[0].get()] = iv;
-  for (size_t i = 0; i < carried; ++i) {
-    if (phis[i])
-      scalars_[body.args[1 + i].get()] = phis[i];
-    else
-      buffers_[body.args[1 + i].get()] = carriedBuffers[i];
-  }
-  emitRegion(body);
-  if (const Operation *yield = body.terminator()) {
-    // A yielded value may read any carried value, so no carried buffer may
-    // change while another yield still reads it. A virtual value that only
-    // its own carried buffer feeds (max_next = max(max_run, x)) is computed
-    // in place, strip by strip: its lanes read exactly the lanes they replace.
-    // Everything else is staged in a temporary first.
-    auto readByOthers = [&](size_t i) {
-      for (size_t j = 0; j < carried; ++j)
-        if (j != i && readsValue(yield->operands[j], body.args[1 + i].get()))
-          return true;
-      return false;
-    };
-    std::vector<llvm::Value *> staged(carried, nullptr);
-    std::vector<size_t> inPlace;
-    for (size_t i = 0; i < carried; ++i) {
-      const Value *v = yield->operands[i];
-      if (!v->type().isBlock())
-        continue;
-      auto it = buffers_.find(v);
-      if (it != buffers_.end() && it->second == carriedBuffers[i])
-        continue; // a dot accumulated into it
-      if (it == buffers_.end() && !readByOthers(i)) {
-        inPlace.push_back(i);
-      } else if (it != buffers_.end() && std::find(carriedBuffers.begin(), carriedBuffers.end(),
-                                                   it->second) == carriedBuffers.end()) {
-        staged[i] = it->second;
-      } else {
-        staged[i] = allocaBuffer(v->type(), v->name() + ".next");
-        writeInto(v, staged[i]);
-      }
-    }
-    for (size_t i : inPlace)
-      writeInto(yield->operands[i], carriedBuffers[i]);
-    for (size_t i = 0; i < carried; ++i)
-      if (staged[i])
-        copyBuffer(carriedBuffers[i], staged[i], yield->operands[i]->type());
-    for (size_t i = 0; i < carried; ++i)
-      if (phis[i])
-        phis[i]->addIncoming(eval(yield->operands[i], {}, false), b_.GetInsertBlock());
-  }
-  // The last trip's increment may wrap; its value is never used.
-  iv->addIncoming(b_.CreateAdd(iv, step), b_.GetInsertBlock());
-  trip->addIncoming(b_.CreateAdd(trip, i64(1)), b_.GetInsertBlock());
-  b_.CreateBr(header);
-  b_.SetInsertPoint(exit);
-  for (size_t i = 0; i < carried; ++i) {
-    if (phis[i])
-      scalars_[op.results[i].get()] = phis[i];
-    else
-      buffers_[op.results[i].get()] = carriedBuffers[i];
   }
 }
 

@@ -1,13 +1,14 @@
 //===- CodeGen.h - Block IR kernels to LLVM IR ------------------*- C++ -*-===//
 //
 // KernelCodeGen turns each Block IR operation into strips (StripEmitter.h):
-// control flow and the kernel's frame here (CodeGen.cpp), values evaluated a
-// strip at a time (CodeGenEval.cpp) or held in buffers (CodeGenBuffers.cpp),
-// stores (CodeGenStores.cpp), the strides of pointer strips
-// (CodeGenStrides.cpp) and the accesses versioned on them
-// (CodeGenTranspose.cpp), multi-output fusion (CodeGenGroups.cpp),
-// reductions (CodeGenReduce.cpp) and dots, through the dot cascade
-// (CodeGenDot.cpp). Where a program's scratch lives (Scratch.h) and the
+// the kernel's frame and `if` here (CodeGen.cpp), loops (CodeGenLoops.cpp),
+// values evaluated a strip at a time (CodeGenEval.cpp) or held in buffers
+// (CodeGenBuffers.cpp), stores (CodeGenStores.cpp), atomics
+// (CodeGenAtomics.cpp), the strides of pointer strips (CodeGenStrides.cpp)
+// and the accesses versioned on them (CodeGenTranspose.cpp), multi-output
+// fusion (CodeGenGroups.cpp), reductions (CodeGenReduce.cpp), reductions and
+// scans with a combine body (CodeGenCombine.cpp) and dots, through the dot
+// cascade (CodeGenDot.cpp). Where a program's scratch lives (Scratch.h) and the
 // bounds checks (BoundsChecks.h) are parts of their own.
 //
 // Virtual values (see FuseElementwise.h) are evaluated per strip by eval(), which
@@ -61,6 +62,13 @@ private:
   void emitRegion(const Region &region);
   void emitOp(const Operation &op);
   void emitFor(const Operation &op);
+  void emitWhile(const Operation &op);
+  /// The carried values of a loop body, from its yield: body argument
+  /// firstArg + i takes yield operand firstYielded + i, blocks into
+  /// `carriedBuffers`, scalars as incoming values of `phis`.
+  void writeCarried(const Region &body, size_t firstArg, const Operation *yield,
+                    size_t firstYielded, const std::vector<llvm::Value *> &carriedBuffers,
+                    const std::vector<llvm::PHINode *> &phis);
   void emitIf(const Operation &op);
 
   // --- Stores (CodeGenStores.cpp) ---

@@ -23,6 +23,7 @@ bool alwaysMaterialized(const Operation &op) {
   case OpClass::Dot:
   case OpClass::Trans:
   case OpClass::For:
+  case OpClass::While:
   case OpClass::If:
   case OpClass::Call:
   case OpClass::AtomicRMW:

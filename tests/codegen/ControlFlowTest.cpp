@@ -381,4 +381,52 @@ kernel @calls(%x: ptr<f32>, %y: ptr<f32>, %out: ptr<f32>, %n: i32) {
   EXPECT_EQ(out[87], sum);
 }
 
+// `while`: the trip count depends on data. Each program halves its x until it is
+// at most 1, doubling a carried block and counting trips; x <= 1 runs no trip
+// and gives back the initial values.
+TEST(ControlFlow, WhileCarriesScalarsAndBlocks) {
+  const char *source = R"(
+kernel @halvings(%xs: ptr<i32>, %counts: ptr<i32>, %blocks: ptr<f32>) {
+  %pid = program_id 0
+  %xp = addptr %xs, %pid
+  %x0 = load %xp
+  %one = const 1 : i32
+  %zero = const 0 : i32
+  %c0 = cmp gt %x0, %one
+  %b0 = const 1.0 : f32[37]
+  %two = const 2.0 : f32
+  %x, %n, %b = while %c0 iter(%xa = %x0, %na = %zero, %ba = %b0) {
+    %x1 = ashr %xa, %one
+    %n1 = add %na, %one
+    %b1 = mul %ba, %two
+    %c1 = cmp gt %x1, %one
+    yield %c1, %x1, %n1, %b1
+  }
+  %cp = addptr %counts, %pid
+  store %cp, %n
+  %r = arange 0, 37
+  %width = const 37 : i32
+  %row = mul %pid, %width
+  %offs = add %row, %r
+  %bp = addptr %blocks, %offs
+  store %bp, %b
+}
+)";
+  auto module = compileOrFail(source);
+  ASSERT_TRUE(module);
+  std::vector<int32_t> xs = {0, 1, 2, 3, 1000, 1 << 30, -5, 64};
+  int programs = int(xs.size());
+  std::vector<int32_t> counts(programs, -1);
+  std::vector<float> blocks(programs * 37, -1.f);
+  launch(module->kernels()[0], {programs, 1, 1}, {xs, counts, blocks});
+  for (int p = 0; p < programs; ++p) {
+    int expected = 0;
+    for (int32_t x = xs[p]; x > 1; x >>= 1)
+      ++expected;
+    EXPECT_EQ(counts[p], expected) << "x = " << xs[p];
+    for (int i = 0; i < 37; ++i)
+      ASSERT_EQ(blocks[p * 37 + i], float(1 << expected)) << "x = " << xs[p];
+  }
+}
+
 } // namespace

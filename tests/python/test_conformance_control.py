@@ -5,8 +5,10 @@ run-time steps, tl.range, tl.static_range, loop-carried scalars, blocks, pointer
 tuples, nested loops, loops that run zero times; constexpr parameters and defaults
 (numbers, strings, dtypes, None), @triton.jit helpers (tensors, constexprs, keyword
 and default arguments, tuples returned, helpers calling helpers), tuples, program ids
-on a 3-D grid, and the launch grid as a tuple, an int and a function. `while` is a
-strict xfail (Block IR has no while loop)."""
+on a 3-D grid, and the launch grid as a tuple, an int and a function. `while` loops:
+zero trips, scalars and blocks carried, a binary search over blocks, a persistent
+kernel striding over tiles, and a spin lock built from atomic_cas whose critical
+section the grid's threads contend for."""
 
 import numpy as np
 import pytest
@@ -416,11 +418,88 @@ def while_kernel(z_ptr, n):
     tl.store(z_ptr, s)
 
 
-@xfail_in_blockc("while loops: Block IR has no while loop")
-def test_while_loop():
+@pytest.mark.parametrize("n,expected", [(10, 45), (0, 0), (-3, 0), (1, 0)])
+def test_while_loop(n, expected):
     z = empty(1, "int32")
-    while_kernel[(1,)](z, 10)
-    assert_equal(z, [45])
+    while_kernel[(1,)](z, n)
+    assert_equal(z, [expected])
+
+
+@triton.jit
+def binary_search_kernel(sorted_ptr, n, keys_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    key = tl.load(keys_ptr + offs)
+    lo = tl.zeros((BLOCK,), tl.int32)
+    hi = tl.zeros((BLOCK,), tl.int32) + n
+    while tl.max(hi - lo, axis=0) > 0:  # a block carried, the condition a reduction of it
+        mid = (lo + hi) // 2
+        active = lo < hi
+        v = tl.load(sorted_ptr + mid, mask=active & (mid < n), other=0)
+        right = active & (v < key)
+        lo = tl.where(right, mid + 1, lo)
+        hi = tl.where(active & (v >= key), mid, hi)
+    tl.store(out_ptr + offs, lo)
+
+
+@pytest.mark.parametrize("n", [1, 7, 300])
+def test_while_binary_search(n):
+    gen = rng(11)
+    table = np.sort(gen.integers(0, 1000, n)).astype(np.int32)
+    keys = gen.integers(-5, 1005, 64).astype(np.int32)
+    out = empty(64, "int32")
+    binary_search_kernel[(4,)](table, n, keys, out, BLOCK=16)
+    assert_equal(out, np.searchsorted(table, keys).astype(np.int32))
+
+
+@triton.jit
+def persistent_kernel(x_ptr, z_ptr, num_tiles, PROGRAMS: tl.constexpr, BLOCK: tl.constexpr):
+    tile = tl.program_id(0)
+    while tile < num_tiles:  # each program strides over the tiles, as persistent kernels do
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        tl.store(z_ptr + offs, tl.load(x_ptr + offs) * 2 + tile)
+        tile += PROGRAMS
+
+
+def test_while_persistent_kernel():
+    tiles, block = 37, 16
+    x = rand(rng(12), tiles * block, "float32")
+    z = empty(tiles * block, "float32")
+    persistent_kernel[(5,)](to_torch(x), z, tiles, PROGRAMS=5, BLOCK=block)
+    assert_equal(z, x * 2 + np.repeat(np.arange(tiles), block).astype(np.float32))
+
+
+@triton.jit
+def locked_sum_kernel(lock_ptr, total_ptr, count_ptr, x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK))
+    # Tutorial 05's pattern: spin on a compare-and-swap, update without atomics, release.
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    tl.store(total_ptr, tl.load(total_ptr) + tl.sum(x, axis=0))
+    tl.store(count_ptr, tl.load(count_ptr) + 1)
+    tl.atomic_xchg(lock_ptr, 0)
+
+
+def test_while_spin_lock_guards_a_critical_section():
+    programs, block = 400, 32
+    x = rng(13).integers(-5, 6, programs * block).astype(np.int64)
+    lock, total, count = np.zeros(1, np.int32), np.zeros(1, np.int64), np.zeros(1, np.int32)
+    locked_sum_kernel[(programs,)](lock, total, count, x, BLOCK=block)
+    assert count[0] == programs and lock[0] == 0
+    assert total[0] == x.sum()
+
+
+@triton.jit
+def while_false_kernel(z_ptr, FLAG: tl.constexpr):
+    i = 0
+    while FLAG and i < 5:  # FLAG is False: the loop never runs
+        i += 1
+    tl.store(z_ptr, i)
+
+
+def test_while_with_a_condition_false_at_compile_time():
+    z = empty(1, "int32")
+    while_false_kernel[(1,)](z, FLAG=False)
+    assert_equal(z, [0])
 
 
 # --- constexprs and defaults

@@ -150,7 +150,6 @@ _PYTHON_COMPARE = {
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
 _UNSUPPORTED_STATEMENTS = {
-    ast.While: "while loops: Block IR has only counted `for` loops",
     ast.Break: "break: Block IR loops always run their full trip count",
     ast.Continue: "continue: Block IR loops have no early exit from an iteration",
     ast.With: "with statements", ast.Try: "try statements", ast.Raise: "raise",
@@ -389,6 +388,9 @@ class Translator(ControlFlow, ast.NodeVisitor):
             return
         self._runtime_if(node, condition, lambda: self._block(node.body),
                          lambda: self._block(node.orelse))
+
+    def visit_While(self, node):
+        self._while_loop(node)
 
     def visit_For(self, node):
         if node.orelse:

@@ -12,7 +12,7 @@ the body.
 import ast
 
 from . import structure
-from .dtypes import int32, int64, literal_type
+from .dtypes import int1, int32, int64, literal_type
 from .values import tensor
 
 
@@ -190,6 +190,32 @@ class ControlFlow:
             induction = (lo_t, step_t)
         self._loop(node, header, ty, induction)
 
+    def _while_loop(self, node):
+        """`while COND:` as Block IR's `while`: the condition is evaluated before
+        the loop and again at the end of each trip, from the values the trip
+        leaves, which is when Python evaluates it."""
+        if node.orelse:
+            raise self.unsupported(node, "while ... else")
+        first = self._while_condition(node.test, False)
+        self._loop(node, ("while", first), None, None)
+
+    def _while_condition(self, test, after_trip):
+        condition = self.visit(test)
+        condition = getattr(condition, "value", condition) if not isinstance(condition, tensor) \
+            else condition
+        if not isinstance(condition, tensor):
+            # Known while translating: before the first trip the values may
+            # still be numbers (`i = 0`) that the body makes carried tensors;
+            # after a trip, a condition that is still always true never ends.
+            if condition and after_trip:
+                raise self.error(test, "a while loop whose condition is true at compile time "
+                                 "never ends (break is not supported)")
+            return self.builder.const(bool(condition), int1)
+        if condition.shape:
+            raise self.error(test, f"a while condition must be a scalar, got a block of shape "
+                             f"{list(condition.shape)}")
+        return self.builder.to_i1(condition)
+
     def _loop(self, node, header, ty, induction):
         frame = self.frame
         early = _first_return(node.body)
@@ -213,7 +239,7 @@ class ControlFlow:
         carried = {n: [(v.dtype, v.shape) if isinstance(v, tensor) else None
                        for v in flat[n][1]] for n in candidates}
         for _ in range(3):
-            iv = tensor(self.emitter.fresh("i"), ty)
+            iv = tensor(self.emitter.fresh("i"), ty) if header[0] != "while" else None
             args = []
 
             def iter_arg(name, kind, initial):
@@ -223,13 +249,16 @@ class ControlFlow:
 
             frame.env = _rebind(before, flat, carried, iter_arg)
             self.emitter.push()
-            index = iv
-            if induction is not None:
-                lo_t, step_t = induction
-                index = self.builder.add(lo_t, self.builder.mul(iv, step_t))
-            self._assign(node.target, index)
+            if iv is not None:
+                index = iv
+                if induction is not None:
+                    lo_t, step_t = induction
+                    index = self.builder.add(lo_t, self.builder.mul(iv, step_t))
+                self._assign(node.target, index)
             self._block(node.body)
             after = frame.env
+            # A while loop's next condition, from the values the body leaves.
+            next_condition = self._while_condition(node.test, True) if iv is None else None
             retry, yields = False, []
             for n in candidates:
                 shape, leaves = structure.flatten(after[n])
@@ -260,6 +289,8 @@ class ControlFlow:
             b = self.builder
             handles = [b.broadcast_to(b.to_tensor(v, kind[0]), kind[1]).handle
                        for v, kind in yields]
+            if next_condition is not None:
+                handles.insert(0, next_condition.handle)
             if handles:
                 self.emitter.line(f"yield {', '.join(handles)}", b.loc)
             body = self.emitter.pop()
@@ -275,12 +306,15 @@ class ControlFlow:
                 if arg.dtype.is_ptr():
                     b.derive(arg.handle, [init, yielded])
                     b.derive(result.handle, [init, yielded])
-            lo, hi, st = header
             head = f"{', '.join(r.handle for r in results)} = " if results else ""
             carried_text = f" iter({', '.join(f'{a.handle} = {i}' for (a, _), i in zip(args, inits))})" \
                 if args else ""
-            self.emitter.line(f"{head}for {iv.handle} = {lo.handle} to {hi.handle} step "
-                              f"{st.handle}{carried_text} {{", b.loc)
+            if iv is None:
+                self.emitter.line(f"{head}while {header[1].handle}{carried_text} {{", b.loc)
+            else:
+                lo, hi, st = header
+                self.emitter.line(f"{head}for {iv.handle} = {lo.handle} to {hi.handle} step "
+                                  f"{st.handle}{carried_text} {{", b.loc)
             self.emitter.extend(body)
             self.emitter.line("}", b.loc)
             remaining = iter(results)

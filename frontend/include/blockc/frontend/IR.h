@@ -52,6 +52,7 @@ enum class OpClass : uint8_t {
   Dot,
   Call,
   For,
+  While,
   If,
   Terminator,
 };

@@ -1,2 +1,0 @@
-import py
-pydir = py.path.local(py.__file__).dirpath()

@@ -1,1 +1,0 @@
-""" python inspection/code generation API """

@@ -1,1 +1,0 @@
-""" input/output helping """

@@ -1,2 +1,0 @@
-""" logging API ('producers' and 'consumers' connected via keywords) """
-

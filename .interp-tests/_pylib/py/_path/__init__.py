@@ -1,1 +1,0 @@
-""" unified file system api """

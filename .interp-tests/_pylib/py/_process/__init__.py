@@ -1,1 +1,0 @@
-""" high-level sub-process handling """
