@@ -16,7 +16,8 @@ constexpr OpInfo kOps[] = {
 #include "blockc/frontend/Ops.def"
 };
 
-constexpr std::string_view kPredicates[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+constexpr std::string_view kPredicates[] = {"eq", "ne",  "lt",  "le",  "gt",
+                                            "ge", "ult", "ule", "ugt", "uge"};
 } // namespace
 
 std::string_view opName(OpKind kind) {

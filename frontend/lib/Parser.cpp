@@ -687,8 +687,9 @@ bool Parser::parseOpBody(Operation &op) {
     return parseOperands(op, 3);
   case OpClass::Cmp: {
     if (!at(TokenKind::Identifier) || !parseCmpPredicate(tok_.text))
-      return errorHere("expected a comparison predicate (eq, ne, lt, le, gt, ge), got " +
-                       describeToken());
+      return errorHere(
+          "expected a comparison predicate (eq, ne, lt, le, gt, ge, ult, ule, ugt, uge), got " +
+          describeToken());
     op.predicate = *parseCmpPredicate(tok_.text);
     advance();
     return parseOperands(op, 2);

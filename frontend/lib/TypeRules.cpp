@@ -234,9 +234,10 @@ std::optional<TypeError> inferCast(const Operation &op, Types &results) {
   const Type &to = op.targetType;
   if (!to.isScalar())
     return opError("cast target is an element type, got " + quote(to));
-  if (op.kind() == OpKind::Cast) {
+  if (op.kind() != OpKind::Bitcast) {
     if (src.isPointer() || to.isPointer())
-      return opError("'cast' converts numbers; use 'bitcast' between pointer types");
+      return opError("'" + std::string(op.name()) +
+                     "' converts numbers; use 'bitcast' between pointer types");
   } else {
     if (src.isPointer() != to.isPointer())
       return opError("'bitcast' cannot mix pointers and numbers");
@@ -631,8 +632,12 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
   case OpClass::Fma:
     return inferElementwise(op, 3, isFloatType, "floats", results);
   case OpClass::Cmp:
-    if (auto e = inferElementwise(op, 2, isNumber, "numbers", results))
+    if (isUnsignedPredicate(op.predicate)) {
+      if (auto e = inferElementwise(op, 2, isIntegerType, "integers", results))
+        return e;
+    } else if (auto e = inferElementwise(op, 2, isNumber, "numbers", results)) {
       return e;
+    }
     results[0] = results[0].withKind(ScalarKind::I1);
     return std::nullopt;
   case OpClass::Select: {

@@ -56,6 +56,9 @@ KernelCodeGen::applyCombiner(const Operation &op, llvm::ArrayRef<llvm::Value *> 
     if (o.kind() == OpKind::Const) {
       result = evalDef(o, o.result(), {}, false);
       result = vector ? splat(result) : result;
+    } else if (o.kind() == OpKind::UCast) {
+      result =
+          convertUnsigned(get(o.operands[0]), o.operands[0]->type().elementType(), o.targetType);
     } else if (o.opClass() == OpClass::CastTo) {
       result = convert(get(o.operands[0]), o.operands[0]->type().elementType(), o.targetType,
                        o.kind() == OpKind::Bitcast);

@@ -147,6 +147,9 @@ llvm::Value *KernelCodeGen::evalDef(const Operation &op, const Value *v, const C
   case OpKind::Bitcast:
     return convert(evalOperand(op, 0, coords, vector), op.operands[0]->type().elementType(),
                    op.targetType, op.kind() == OpKind::Bitcast);
+  case OpKind::UCast:
+    return convertUnsigned(evalOperand(op, 0, coords, vector), op.operands[0]->type().elementType(),
+                           op.targetType);
   default:
     break;
   }
@@ -231,6 +234,18 @@ llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Va
   switch (op.kind()) {
   case OpKind::Add:
     return isFloat ? b_.CreateFAdd(a[0], a[1]) : b_.CreateAdd(a[0], a[1]);
+  case OpKind::UDiv:
+  case OpKind::URem: {
+    // A zero divisor, in a lane that is off or holds garbage, must not trap.
+    llvm::Value *zero = llvm::Constant::getNullValue(type);
+    llvm::Value *d =
+        b_.CreateSelect(b_.CreateICmpEQ(a[1], zero), llvm::ConstantInt::get(type, 1), a[1]);
+    return op.kind() == OpKind::UDiv ? b_.CreateUDiv(a[0], d) : b_.CreateURem(a[0], d);
+  }
+  case OpKind::UMin:
+    return intrinsic(llvm::Intrinsic::umin, a);
+  case OpKind::UMax:
+    return intrinsic(llvm::Intrinsic::umax, a);
   case OpKind::Sub:
     return isFloat ? b_.CreateFSub(a[0], a[1]) : b_.CreateSub(a[0], a[1]);
   case OpKind::Mul:
@@ -287,8 +302,8 @@ llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Va
     using P = llvm::CmpInst::Predicate;
     static const P floatPreds[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT,
                                    P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
-    static const P intPreds[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SLT,
-                                 P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
+    static const P intPreds[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT,
+                                 P::ICMP_SGE, P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
     unsigned p = static_cast<unsigned>(op.predicate);
     return isFloat ? b_.CreateFCmp(floatPreds[p], a[0], a[1])
                    : b_.CreateICmp(intPreds[p], a[0], a[1]);

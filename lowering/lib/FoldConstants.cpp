@@ -27,9 +27,13 @@ int64_t wrap(int64_t v, ScalarKind kind) {
   return int64_t(u);
 }
 
-std::optional<int64_t> fold(const Operation &op, int64_t a, int64_t b) {
+std::optional<int64_t> fold(const Operation &op, int64_t a, int64_t b, ScalarKind kind) {
   // Wrapping arithmetic in 64 bits, then truncated to the type by the caller.
   uint64_t ua = uint64_t(a), ub = uint64_t(b);
+  // The operands read as unsigned numbers of the type's width.
+  unsigned bits = bitWidth(kind);
+  uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  uint64_t na = ua & mask, nb = ub & mask;
   switch (op.kind()) {
   case OpKind::Add:
     return int64_t(ua + ub);
@@ -49,6 +53,14 @@ std::optional<int64_t> fold(const Operation &op, int64_t a, int64_t b) {
     return std::min(a, b);
   case OpKind::Max:
     return std::max(a, b);
+  case OpKind::UDiv:
+    return nb == 0 ? std::nullopt : std::optional<int64_t>(int64_t(na / nb));
+  case OpKind::URem:
+    return nb == 0 ? std::nullopt : std::optional<int64_t>(int64_t(na % nb));
+  case OpKind::UMin:
+    return int64_t(std::min(na, nb));
+  case OpKind::UMax:
+    return int64_t(std::max(na, nb));
   case OpKind::Cmp:
     switch (op.predicate) {
     case CmpPredicate::EQ:
@@ -63,6 +75,14 @@ std::optional<int64_t> fold(const Operation &op, int64_t a, int64_t b) {
       return a > b;
     case CmpPredicate::GE:
       return a >= b;
+    case CmpPredicate::ULT:
+      return na < nb;
+    case CmpPredicate::ULE:
+      return na <= nb;
+    case CmpPredicate::UGT:
+      return na > nb;
+    case CmpPredicate::UGE:
+      return na >= nb;
     }
     return std::nullopt;
   default:
@@ -84,7 +104,7 @@ bool foldRegion(Region &region, Region &root) {
     std::optional<int64_t> a = constantInt(op.operands[0]), b = constantInt(op.operands[1]);
     if (!a || !b)
       continue;
-    std::optional<int64_t> folded = fold(op, *a, *b);
+    std::optional<int64_t> folded = fold(op, *a, *b, operandType.kind());
     if (!folded)
       continue;
     // Rewrite in place: the op becomes a constant of its own result type.

@@ -136,6 +136,16 @@ std::optional<bool> decide(CmpPredicate pred, Range a, Range b) {
     return decide(CmpPredicate::LT, b, a);
   case CmpPredicate::GE:
     return decide(CmpPredicate::LE, b, a);
+  case CmpPredicate::ULT:
+  case CmpPredicate::ULE:
+  case CmpPredicate::UGT:
+  case CmpPredicate::UGE:
+    // Unsigned and signed order agree where both sides are non-negative.
+    if (a.lo < 0 || b.lo < 0)
+      return std::nullopt;
+    return decide(
+        CmpPredicate(unsigned(pred) - unsigned(CmpPredicate::ULT) + unsigned(CmpPredicate::LT)), a,
+        b);
   default:
     break;
   }

@@ -96,6 +96,47 @@ llvm::Value *StripEmitter::saturatingFloatToInt(llvm::Value *v, const Type &to) 
   return b_.CreateTrunc(wide, toType);
 }
 
+llvm::Value *StripEmitter::convertUnsigned(llvm::Value *v, const Type &from, const Type &to) {
+  llvm::Type *toType = sameShape(v->getType(), elementType(to));
+  if (to.isBool() || from == to)
+    return convert(v, from, to, false);
+  const Type i64 = Type::scalar(ScalarKind::I64);
+  llvm::Type *i64Type = sameShape(v->getType(), b_.getInt64Ty());
+  if (from.isInteger() && to.isInteger())
+    return b_.CreateZExtOrTrunc(v, toType);
+  if (from.isInteger()) {
+    if (bitWidth(from.kind()) < 64) // below 2^63: exact as a signed i64
+      return convert(b_.CreateZExt(v, i64Type), i64, to, false);
+    // A u64 at or above 2^63 is halved, its lost bit kept as a sticky bit so
+    // that the one rounding is still to nearest, converted and doubled.
+    llvm::Value *zero = llvm::Constant::getNullValue(v->getType());
+    llvm::Value *one = llvm::ConstantInt::get(v->getType(), 1);
+    llvm::Value *half = b_.CreateOr(b_.CreateLShr(v, one), b_.CreateAnd(v, one));
+    llvm::Value *small = convert(v, i64, to, false);
+    llvm::Value *halved = convert(half, i64, to, false);
+    llvm::Value *large =
+        to.kind() == ScalarKind::BF16 || to.kind() == ScalarKind::F16
+            ? convert(b_.CreateFAdd(convert(halved, to, Type::scalar(ScalarKind::F32), false),
+                                    convert(halved, to, Type::scalar(ScalarKind::F32), false)),
+                      Type::scalar(ScalarKind::F32), to, false)
+            : b_.CreateFAdd(halved, halved);
+    return b_.CreateSelect(b_.CreateICmpSLT(v, zero), large, small);
+  }
+  // A float to an unsigned integer: negative values and NaN give 0, values
+  // past the type's maximum the maximum.
+  if (from.kind() == ScalarKind::F16 || from.kind() == ScalarKind::BF16)
+    v = convert(v, from, Type::scalar(ScalarKind::F32), false);
+  unsigned bits = bitWidth(to.kind());
+  if (bits == 64)
+    return b_.CreateIntrinsic(llvm::Intrinsic::fptoui_sat, {toType, v->getType()}, {v});
+  llvm::Value *wide = saturatingFloatToInt(v, i64);
+  wide = b_.CreateIntrinsic(llvm::Intrinsic::smax, {i64Type},
+                            {wide, llvm::Constant::getNullValue(i64Type)});
+  wide = b_.CreateIntrinsic(llvm::Intrinsic::smin, {i64Type},
+                            {wide, llvm::ConstantInt::get(i64Type, (uint64_t(1) << bits) - 1)});
+  return b_.CreateTrunc(wide, toType);
+}
+
 llvm::Value *StripEmitter::convert(llvm::Value *v, const Type &from, const Type &to, bool bitcast) {
   llvm::Type *toType = sameShape(v->getType(), elementType(to));
   if (bitcast || from.isPointer())

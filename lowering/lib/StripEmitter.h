@@ -137,6 +137,9 @@ public:
 
   // --- Conversions (StripConvert.cpp) ---
   llvm::Value *convert(llvm::Value *v, const Type &from, const Type &to, bool bitcast);
+  /// As convert(), reading integers as unsigned (`ucast`): zero extension,
+  /// unsigned to float, and float to unsigned saturating at 0 and the maximum.
+  llvm::Value *convertUnsigned(llvm::Value *v, const Type &from, const Type &to);
   /// f32 to bf16, rounded to nearest even in integer arithmetic: subnormals
   /// survive, NaNs stay quiet NaNs.
   llvm::Value *roundToBF16(llvm::Value *f32);

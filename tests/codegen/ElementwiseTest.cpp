@@ -39,6 +39,11 @@ uint64_t u(int64_t v) {
   return uint64_t(v);
 }
 
+/// A sign-extended value of `bits` bits read as unsigned.
+uint64_t unsig(int64_t v, int bits) {
+  return bits >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << bits) - 1);
+}
+
 /// An op on ints (and i1 where `cats` says so) only.
 OpDef intOp(std::string text, int arity, unsigned cats, IntRef ref, Domain rhs = Domain::Any) {
   OpDef op{std::move(text), arity, cats};
@@ -101,6 +106,17 @@ std::vector<OpDef> makeOps() {
             return I((u(a) & mask) >> b);
           },
           Domain::ShiftAmount),
+      // The unsigned ops read the sign-extended inputs back as width-bit unsigned numbers.
+      intOp(
+          "udiv", 2, kInt, [](I a, I b, I, int bits) { return I(unsig(a, bits) / unsig(b, bits)); },
+          Domain::NonZero),
+      intOp(
+          "urem", 2, kInt, [](I a, I b, I, int bits) { return I(unsig(a, bits) % unsig(b, bits)); },
+          Domain::NonZero),
+      intOp("umin", 2, kInt,
+            [](I a, I b, I, int bits) { return I(std::min(unsig(a, bits), unsig(b, bits))); }),
+      intOp("umax", 2, kInt,
+            [](I a, I b, I, int bits) { return I(std::max(unsig(a, bits), unsig(b, bits))); }),
       numOp(
           "neg", 1, [](I a, I, I, int) { return I(0 - u(a)); },
           floatRef([](auto a, auto, auto) { return -a; })),
@@ -127,6 +143,16 @@ std::vector<OpDef> makeOps() {
     OpDef op = numOp(
         std::string("cmp ") + preds[p], 2, [cmp](I a, I b, I c, int) { return cmp(a, b, c); },
         floatRef(cmp));
+    op.boolResult = true;
+    ops.push_back(op);
+  }
+  const char *unsignedPreds[] = {"ult", "ule", "ugt", "uge"};
+  for (int p = 0; p < 4; ++p) {
+    OpDef op = intOp(std::string("cmp ") + unsignedPreds[p], 2, kInt, [p](I a, I b, I, int bits) {
+      uint64_t x = unsig(a, bits), y = unsig(b, bits);
+      bool r[] = {x<y, x <= y, x> y, x >= y};
+      return I(r[p] ? 1 : 0);
+    });
     op.boolResult = true;
     ops.push_back(op);
   }

@@ -9,7 +9,7 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import assert_equal, empty, rand, rng, to_torch, xfail_in_blockc
+from conftest import assert_equal, empty, rand, rng, to_torch
 
 A, B, C = 4, 8, 16  # the extents of the rank-3 tests
 
@@ -191,7 +191,6 @@ def join_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
     tl.store(z_ptr + offs[:, None] * 2 + tl.arange(0, 2)[None, :], z)
 
 
-@xfail_in_blockc("tl.join: Block IR has no join/split/interleave")
 def test_join():
     gen = rng(6)
     x, y = rand(gen, 16, "float32"), rand(gen, 16, "float32")
@@ -209,10 +208,67 @@ def split_kernel(x_ptr, a_ptr, b_ptr, N: tl.constexpr):
     tl.store(b_ptr + offs, b)
 
 
-@xfail_in_blockc("tl.split: Block IR has no join/split/interleave")
 def test_split():
     x = rand(rng(7), (16, 2), "float32")
     a, b = empty(16, "float32"), empty(16, "float32")
     split_kernel[(1,)](to_torch(x), a, b, N=16)
     assert_equal(a, x[:, 0])
     assert_equal(b, x[:, 1])
+
+
+@triton.jit
+def join_split_2d_kernel(x_ptr, y_ptr, z_ptr, a_ptr, b_ptr, i_ptr, M: tl.constexpr,
+                         N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    z = tl.join(x, y)  # [M, N, 2]: rank 3
+    pair = tl.arange(0, 2)[None, None, :]
+    tl.store(z_ptr + offs[:, :, None] * 2 + pair, z)
+    a, b = tl.split(z)
+    tl.store(a_ptr + offs, a)
+    tl.store(b_ptr + offs, b)
+    wide = tl.arange(0, M)[:, None] * (2 * N) + tl.arange(0, 2 * N)[None, :]
+    tl.store(i_ptr + wide, tl.interleave(x, y))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bfloat16", "float64"])
+def test_join_split_interleave_2d(dtype):
+    gen = rng(8)
+    x, y = rand(gen, (4, 8), dtype), rand(gen, (4, 8), dtype)
+    z = empty((4, 8, 2), dtype)
+    a, b, i = empty((4, 8), dtype), empty((4, 8), dtype), empty((4, 16), dtype)
+    join_split_2d_kernel[(1,)](to_torch(x, dtype), to_torch(y, dtype), z, a, b, i, M=4, N=8)
+    assert_equal(z, np.stack([x, y], axis=-1))
+    assert_equal(a, x)  # bit for bit: split copies, it does not add
+    assert_equal(b, y)
+    assert_equal(i, np.stack([x, y], axis=-1).reshape(4, 16))
+
+
+@triton.jit
+def cat_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    z = tl.cat(tl.load(x_ptr + offs), tl.load(y_ptr + offs), can_reorder=True)
+    tl.store(z_ptr + tl.arange(0, 2 * N), z)
+
+
+def test_cat_keeps_the_order():
+    gen = rng(9)
+    x, y = rand(gen, 16, "int32"), rand(gen, 16, "int32")
+    z = empty(32, "int32")
+    cat_kernel[(1,)](x, y, z, N=16)
+    assert_equal(z, np.concatenate([x, y]))
+
+
+@triton.jit
+def histogram_kernel(x_ptr, z_ptr, n, N: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(z_ptr + tl.arange(0, BINS), tl.histogram(x, BINS, mask=offs < n))
+
+
+def test_histogram():
+    x = rng(10).integers(0, 8, 100).astype(np.int32)
+    z = empty(8, "int32")
+    histogram_kernel[(1,)](x, z, 100, N=128, BINS=8)
+    assert_equal(z, np.bincount(x, minlength=8).astype(np.int32))

@@ -312,7 +312,6 @@ class UnsupportedType(Exception):
         self.type = ty
 
 
-_UNSIGNED = "Block IR has no unsigned integer types yet"
 _FP8 = "Block IR has no 8-bit float types"
 
 int1 = dtype("int1", "i1", dtype.KIND_BOOL, 1)
@@ -320,10 +319,12 @@ int8 = dtype("int8", "i8", dtype.KIND_INT, 8)
 int16 = dtype("int16", "i16", dtype.KIND_INT, 16)
 int32 = dtype("int32", "i32", dtype.KIND_INT, 32)
 int64 = dtype("int64", "i64", dtype.KIND_INT, 64)
-uint8 = dtype("uint8", None, dtype.KIND_UINT, 8, missing=_UNSIGNED)
-uint16 = dtype("uint16", None, dtype.KIND_UINT, 16, missing=_UNSIGNED)
-uint32 = dtype("uint32", None, dtype.KIND_UINT, 32, missing=_UNSIGNED)
-uint64 = dtype("uint64", None, dtype.KIND_UINT, 64, missing=_UNSIGNED)
+# Block IR's integers have no sign: an unsigned type is its width's integer,
+# and the translator picks the unsigned ops (udiv, cmp ult, lshr, ucast...).
+uint8 = dtype("uint8", "i8", dtype.KIND_UINT, 8)
+uint16 = dtype("uint16", "i16", dtype.KIND_UINT, 16)
+uint32 = dtype("uint32", "i32", dtype.KIND_UINT, 32)
+uint64 = dtype("uint64", "i64", dtype.KIND_UINT, 64)
 float16 = dtype("fp16", "f16", dtype.KIND_FLOAT, 16, 10, bias=15)
 bfloat16 = dtype("bf16", "bf16", dtype.KIND_FLOAT, 16, 7, bias=127)
 float32 = dtype("fp32", "f32", dtype.KIND_FLOAT, 32, 23, bias=127)
@@ -338,7 +339,7 @@ void = dtype("void", None, None, 0, missing="void is the type of nothing, not of
 ALL = [int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
        float32, float64, float8e4nv, float8e5, float8e4b15, float8e4b8, float8e5b16]
 BY_NAME = {t.name: t for t in ALL}
-BY_BIR = {t._bir: t for t in ALL if t._bir}
+BY_BIR = {t._bir: t for t in ALL if t._bir and t.kind != dtype.KIND_UINT}
 
 
 def from_bir(text):
@@ -350,10 +351,14 @@ def from_bir(text):
 
 def integer_promote(a, b):
     """Triton's promotion of two integer types: the wider of the two (int8 +
-    int8 stays int8: unlike C there is no promotion to int)."""
-    if (a._kind == dtype.KIND_UINT) != (b._kind == dtype.KIND_UINT):
-        raise TypeError(f"mixing signed and unsigned integers ({a} and {b})")
-    return a if a.primitive_bitwidth >= b.primitive_bitwidth else b
+    int8 stays int8: unlike C there is no promotion to int); between signed
+    and unsigned, C's usual conversions: the unsigned type when it is at
+    least as wide, else the signed one."""
+    a_unsigned, b_unsigned = a._kind == dtype.KIND_UINT, b._kind == dtype.KIND_UINT
+    if a_unsigned == b_unsigned:
+        return a if a.primitive_bitwidth >= b.primitive_bitwidth else b
+    unsigned, signed = (a, b) if a_unsigned else (b, a)
+    return unsigned if unsigned.primitive_bitwidth >= signed.primitive_bitwidth else signed
 
 
 def computation_type(a, a_is_literal, b, b_is_literal, div_or_mod):
@@ -389,6 +394,8 @@ def literal_type(value):
     if isinstance(value, int):
         if -2**31 <= value < 2**31:
             return int32
+        if 2**31 <= value < 2**32:
+            return uint32
         if -2**63 <= value < 2**63:
             return int64
         if 0 <= value < 2**64:

@@ -154,6 +154,8 @@ class Builder:
             if src.bir == dst.bir:
                 return tensor(x.handle, dst, x.shape)
             return self.op(f"bitcast {x.handle} to {dst.bir}", dst, x.shape)
+        if bitcast and src.is_int() and dst.is_int() and src.bir == dst.bir:
+            return tensor(x.handle, dst, x.shape)  # the same bits, read with another sign
         if bitcast:
             if src.primitive_bitwidth != dst.primitive_bitwidth:
                 raise ValueError(f"cannot bitcast {src} to {dst}: they differ in width "
@@ -161,7 +163,14 @@ class Builder:
             if src.is_int1():
                 raise ValueError("cannot bitcast int1")
             return self.op(f"bitcast {x.handle} to {dst.bir}", dst, x.shape)
-        return self.op(f"cast {x.handle} to {dst.bir}", dst, x.shape)
+        # Extension and conversion to float read the source's sign; a float
+        # converts to an unsigned integer as one.
+        unsigned = (src.is_int_unsigned() and not dst.is_int1()) or \
+            (src.is_floating() and dst.is_int_unsigned())
+        if src.is_int() and dst.is_int() and src.bir == dst.bir:
+            return tensor(x.handle, dst, x.shape)  # the same bits, read with another sign
+        return self.op(f"{'ucast' if unsigned else 'cast'} {x.handle} to {dst.bir}", dst,
+                       x.shape)
 
     def to_i1(self, x):
         x = self.to_tensor(x)
@@ -322,13 +331,13 @@ class Builder:
             raise TypeError(f"// needs integer operands, got {a.dtype}")
         if a.dtype.is_int1():
             raise TypeError("// on int1 operands")
-        return self._binary("div", a, b, shape)
+        return self._binary("udiv" if a.dtype.is_int_unsigned() else "div", a, b, shape)
 
     def mod(self, a, b):
         a, b, shape = self._operands(a, b, div_or_mod=True, what="%")
         if a.dtype.is_int1():
             raise TypeError("% on int1 operands")
-        return self._binary("rem", a, b, shape)
+        return self._binary("urem" if a.dtype.is_int_unsigned() else "rem", a, b, shape)
 
     def _integer_operands(self, a, b, what):
         """Triton 3.6's bitwise operands: weak literals as in arithmetic
@@ -360,6 +369,8 @@ class Builder:
         if a.dtype.is_int1():
             # Block IR compares ints and floats; booleans compare as 0 and 1.
             a, b = self.cast(a, int8), self.cast(b, int8)
+        if a.dtype.is_int_unsigned() and predicate in ("lt", "le", "gt", "ge"):
+            predicate = "u" + predicate
         return self._binary(f"cmp {predicate}", a, b, shape, int1)
 
     def logical(self, op, a, b):
@@ -374,7 +385,7 @@ class Builder:
 
     def _min_max(self, op, a, b, propagate_nan):
         a, b, shape = self._operands(a, b, what=f"tl.{op}imum")
-        result = self._binary(op, a, b, shape)
+        result = self._binary("u" + op if a.dtype.is_int_unsigned() else op, a, b, shape)
         if _propagates_nan(propagate_nan) and a.dtype.is_floating():
             # Block IR's min/max return the number when one operand is NaN;
             # PropagateNan.ALL wants the NaN.
@@ -410,7 +421,7 @@ class Builder:
 
     def abs(self, x):
         x = self.to_tensor(x)
-        if x.dtype.is_int1():
+        if x.dtype.is_int1() or x.dtype.is_int_unsigned():
             return x
         if x.dtype.is_ptr():
             raise TypeError(f"abs of {x.dtype}")
@@ -440,6 +451,10 @@ class Builder:
 
     def umulhi(self, a, b):
         a, b, shape = self._operands(a, b, what="tl.umulhi")
+        if a.dtype in (dtypes.uint32, dtypes.uint64):
+            signed = int32 if a.dtype == dtypes.uint32 else int64
+            high = self.umulhi(tensor(a.handle, signed, a.shape), tensor(b.handle, signed, b.shape))
+            return tensor(high.handle, a.dtype, high.shape)
         if a.dtype not in (int32, int64):
             raise TypeError(f"tl.umulhi needs int32 or int64 operands, got {a.dtype}")
         if a.dtype == int32:
@@ -526,14 +541,32 @@ class Builder:
         if dtype is not None:
             x = self.cast(x, dtype)
         elif x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
-            x = self.cast(x, int32)
+            x = self.cast(x, dtypes.uint32 if x.dtype.is_int_unsigned() else int32)
         return self.reduce("reduce_sum", x, axis, keep_dims)
+
+    def _order_as_signed(self, x):
+        """An unsigned block with its top bit flipped, and the signed type of
+        its width: signed order on the result is unsigned order on `x`, so
+        Block IR's signed max, min and argmax serve unsigned values too."""
+        signed = {8: int8, 16: dtypes.int16, 32: int32, 64: int64}[x.dtype.primitive_bitwidth]
+        bits = tensor(x.handle, signed, x.shape)
+        top = self.const(-(1 << (x.dtype.primitive_bitwidth - 1)), signed)
+        return self._binary("xor", bits, top, x.shape)
 
     def _promote_for_min_max(self, x):
         x = self.to_tensor(x)
         if x.dtype.primitive_bitwidth < 32:
             x = self.cast(x, float32 if x.dtype.is_floating() else int32)
         return x
+
+    def _unsigned_extreme(self, op, x, axis, keep_dims):
+        """reduce_max/min of an unsigned block, through _order_as_signed."""
+        flipped = self._order_as_signed(x)
+        if op.startswith("arg"):
+            return self.reduce(op, flipped, axis, keep_dims, int32)
+        result = self.reduce(op, flipped, axis, keep_dims)
+        back = self._order_as_signed(tensor(result.handle, x.dtype, result.shape))
+        return tensor(back.handle, x.dtype, back.shape)
 
     def max(self, x, axis=None, return_indices=False, tie_break_left=True, keep_dims=False):
         return self._extreme("max", x, axis, return_indices, tie_break_left, keep_dims)
@@ -550,6 +583,11 @@ class Builder:
             x = self._promote_for_min_max(x)
         elif x.dtype == bfloat16:
             x = self.cast(x, float32)
+        if x.dtype.is_int_unsigned():
+            value = self._unsigned_extreme(f"reduce_{which}", x, axis, keep_dims)
+            if not return_indices:
+                return value
+            return value, self._unsigned_extreme(f"arg{which}", x, axis, keep_dims)
         value = self.reduce(f"reduce_{which}", x, axis, keep_dims)
         if not return_indices:
             return value
@@ -560,6 +598,8 @@ class Builder:
             raise ValueError(f"tl.arg{which}(tie_break_left=False): Block IR breaks ties "
                              "toward the lowest index only")
         x = self._promote_for_min_max(x)
+        if x.dtype.is_int_unsigned():
+            return self._unsigned_extreme(f"arg{which}", x, axis, keep_dims)
         return self.reduce(f"arg{which}", x, axis, keep_dims, int32)
 
     # --- dot --------------------------------------------------------------
@@ -672,6 +712,76 @@ class Builder:
                 results = [self.expand_dims(r, axis) if r.shape else self.broadcast_to(r, (1,))
                            for r in results]
         return results[0] if single else tuple(results)
+
+    # --- joining and splitting the last dimension -----------------------------
+
+    def join(self, a, b):
+        """`tl.join`: a new last dimension of 2, `a` at index 0 and `b` at 1, as
+        one select between the two broadcast along it (no copy loop)."""
+        a, b = self.to_tensor(a), self.to_tensor(b)
+        if a.dtype != b.dtype:
+            raise TypeError(f"tl.join: {a.dtype} and {b.dtype} differ")
+        shape = broadcast_shapes(a.shape, b.shape)
+        if shape is None:
+            raise ValueError(f"tl.join: shapes {list(a.shape)} and {list(b.shape)} do not "
+                             "broadcast")
+        a = self.expand_dims(self.broadcast_to(a, shape), len(shape))
+        b = self.expand_dims(self.broadcast_to(b, shape), len(shape))
+        first = self.compare("eq", self.arange(0, 2), 0)
+        return self.where(first, a, b)
+
+    def split(self, x):
+        """`tl.split`: the two halves of a last dimension of 2. The pair axis
+        goes first, and one reduction over it keeps the first element of one
+        copy and the last of another, so each half is read strip by strip."""
+        x = self.to_tensor(x)
+        if not x.shape or x.shape[-1] != 2:
+            raise ValueError(f"tl.split needs a last dimension of 2, got shape {list(x.shape)}")
+        rank = len(x.shape)
+        if rank > 1:
+            x = self.permute(x, (rank - 1,) + tuple(range(rank - 1)))
+        return self.combining("reduce", (x, x), 0, lambda l0, l1, r0, r1: (l0, r1))
+
+    def interleave(self, a, b):
+        joined = self.join(a, b)
+        shape = joined.shape[:-2] + (joined.shape[-2] * 2,)
+        return self.reshape(joined, shape)
+
+    def cat(self, a, b, can_reorder=False):
+        """`tl.cat` along the first dimension. Triton allows it only with
+        can_reorder=True (it may reorder); blockc keeps the order."""
+        if not can_reorder:
+            raise ValueError("tl.cat: the current implementation may reorder elements; pass "
+                             "can_reorder=True")
+        a, b = self.to_tensor(a), self.to_tensor(b)
+        if a.shape[1:] != b.shape[1:] or not a.shape:
+            raise ValueError(f"tl.cat: shapes {list(a.shape)} and {list(b.shape)} differ past "
+                             "the first dimension")
+        if a.shape != b.shape:
+            raise ValueError(f"tl.cat: blockc concatenates blocks of one shape, got "
+                             f"{list(a.shape)} and {list(b.shape)}")
+        joined = self.join(a, b)  # S + [2]
+        rank = len(a.shape)
+        stacked = self.permute(joined, (rank,) + tuple(range(rank)))  # [2] + S
+        return self.reshape(stacked, (2 * a.shape[0],) + a.shape[1:])
+
+    def histogram(self, x, num_bins, mask=None):
+        """`tl.histogram`: int32 counts of the values 0 .. num_bins - 1 (others
+        and masked-off elements count nowhere), as one compare of every
+        element with every bin and a sum."""
+        x = self.to_tensor(x)
+        if len(x.shape) != 1 or not x.dtype.is_int():
+            raise ValueError(f"tl.histogram needs a 1-D block of integers, got {x.bir_type}")
+        if not isinstance(num_bins, int) or num_bins < 1:
+            raise ValueError(f"tl.histogram: num_bins must be a positive constexpr, got "
+                             f"{num_bins!r}")
+        bins = self.arange(0, num_bins)
+        values = self.cast(x, int64 if x.dtype.primitive_bitwidth > 32 else int32)
+        hits = self.compare("eq", self.expand_dims(values, 1),
+                            self.expand_dims(self.cast(bins, values.dtype), 0))
+        if mask is not None:
+            hits = self.logical("and", hits, self.expand_dims(self.to_i1(mask), 1))
+        return self.sum(self.cast(hits, int32), 0)
 
     def scan_builtin(self, what, x, axis, reverse, dtype=None):
         """tl.cumsum and tl.cumprod: as Triton's standard library, bf16 adds in

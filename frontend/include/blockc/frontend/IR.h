@@ -61,7 +61,11 @@ std::string_view opName(OpKind kind);
 OpClass opClass(OpKind kind);
 std::optional<OpKind> parseOpName(std::string_view name);
 
-enum class CmpPredicate : uint8_t { EQ, NE, LT, LE, GT, GE };
+/// The U* predicates compare integers as unsigned.
+enum class CmpPredicate : uint8_t { EQ, NE, LT, LE, GT, GE, ULT, ULE, UGT, UGE };
+inline bool isUnsignedPredicate(CmpPredicate p) {
+  return p >= CmpPredicate::ULT;
+}
 std::string_view cmpPredicateName(CmpPredicate pred);
 std::optional<CmpPredicate> parseCmpPredicate(std::string_view name);
 

@@ -5,4 +5,7 @@ from Triton on a GPU."""
 from . import core, math, extra, standard
 from .core import *  # noqa: F401,F403
 from .standard import softmax, swizzle2d, flip, reduce_or, topk  # noqa: F401
+from . import random
+from .random import (philox, philox_impl, randint, randint4x, rand, rand4x, randn, randn4x,  # noqa: F401
+                     uint_to_uniform_float, pair_uniform_to_normal)
 from .core import constexpr, tensor, dtype, pointer_type, range, static_range  # noqa: F401

@@ -256,6 +256,11 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 
 @builtin
+def to_tensor(x, _builder=None):
+    return _builder.to_tensor(_c(x))
+
+
+@builtin
 def atomic_add(pointer, val, mask=None, sem=None, scope=None, _builder=None):
     return _builder.atomic("add", pointer, [_c(val)], _c(mask), _c(sem), _c(scope))
 
@@ -519,20 +524,37 @@ def xor_sum(input, axis=None, keep_dims=False, _builder=None):
                               lambda a, b: _builder.bitwise("xor", a, b), _c(keep_dims))
 
 
-join = _missing("join", "Block IR has no join yet")
-split = _missing("split", "Block IR has no split yet")
-interleave = _missing("interleave", "Block IR has no interleave yet")
-cat = _missing("cat", "Block IR has no concatenation yet")
+@builtin
+def join(a, b, _builder=None):
+    return _builder.join(_c(a), _c(b))
+
+
+@builtin
+def split(a, _builder=None):
+    return _builder.split(a)
+
+
+@builtin
+def interleave(a, b, _builder=None):
+    return _builder.interleave(_c(a), _c(b))
+
+
+@builtin
+def cat(input, other, can_reorder=False, _builder=None):
+    return _builder.cat(input, other, _c(can_reorder))
+
+
 sort = _missing("sort", "Block IR has no sort yet")
 flip = _missing("flip", "Block IR has no flip yet")
-histogram = _missing("histogram", "Block IR has no histogram yet")
+@builtin
+def histogram(input, num_bins, mask=None, _builder=None):
+    return _builder.histogram(input, _c(num_bins), _c(mask))
+
+
 gather = _missing("gather", "Block IR has no gather along an axis yet")
 device_print = _missing("device_print", "Block IR has no printing")
 device_assert = _missing("device_assert", "Block IR has no device assertions")
 inline_asm_elementwise = _missing("inline_asm_elementwise", "Block IR has no inline assembly")
-rand = _missing("rand", "Block IR has no random number generator yet")
-randn = _missing("randn", "Block IR has no random number generator yet")
-randint = _missing("randint", "Block IR has no random number generator yet")
 make_tensor_descriptor = _missing("make_tensor_descriptor", "Block IR has no tensor descriptors")
 
 
