@@ -10,7 +10,12 @@ The same files run two ways:
 
 Inputs are made with numpy from fixed seeds; every expected result is computed with
 numpy, independently of the kernel. This file imports neither torch nor triton at
-import time, so that the other tests in this folder load as before.
+import time, so that the other tests in this folder load as before (under the
+interpreter it patches one numpy 2.5 incompatibility of Triton's, below).
+
+Marks: `blockc_only` (blockc's own limits and errors), `blockc_extension` (what blockc
+accepts beyond Triton, listed in docs/python.md), `xfail_in_blockc` (a construct Block
+IR lacks), `interpreter_limitation` (what Triton's interpreter gets wrong or lacks).
 """
 
 import contextlib
@@ -41,6 +46,87 @@ def xfail_in_blockc(reason):
     """A construct Block IR lacks: the test is written normally and must fail under
     blockc (strict), while Triton's interpreter runs it."""
     return pytest.mark.xfail(not INTERPRET, reason=reason, strict=True)
+
+
+# For what blockc accepts beyond Triton (listed in docs/python.md, "How it differs from
+# Triton on a GPU"): the test checks blockc's values; Triton rejects the construct, so
+# the test is skipped under its interpreter.
+def blockc_extension(reason):
+    return pytest.mark.skipif(INTERPRET, reason="blockc accepts more than Triton: " + reason)
+
+
+def interpreter_limitation(reason, when=None, ids=None):
+    """What Triton's interpreter (TRITON_INTERPRET=1) gets wrong or lacks, while Triton
+    on a GPU and blockc run it: under the interpreter the test must fail (a strict
+    xfail, so it flips when the interpreter is fixed); under blockc it runs as written.
+    `when`, a predicate on the test's parameters (a dict), or `ids`, the ids of the
+    cases, limits the mark to some cases of a parametrized test."""
+    return pytest.mark.interpreter_limitation(reason=reason, when=when, ids=ids)
+
+
+# The kinds of value the interpreter gets wrong, shared by several files.
+BF16_REASON = ("bfloat16 results are wrong (integers and sums stored as raw bits, "
+               "comparisons on the bits, f32 casts truncated instead of rounded)")
+
+
+def has_bf16(params):
+    return any(value == "bfloat16" or str(value) == "torch.bfloat16"
+               or (isinstance(value, (tuple, list)) and "bfloat16" in value)
+               for value in params.values())
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "interpreter_limitation(reason, when=None): fails under "
+                            "Triton's interpreter only (conftest.interpreter_limitation)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not INTERPRET:
+        return
+    for item in items:
+        for mark in item.iter_markers("interpreter_limitation"):
+            when, ids = mark.kwargs.get("when"), mark.kwargs.get("ids")
+            callspec = getattr(item, "callspec", None)
+            params = getattr(callspec, "params", {})
+            if ids is not None:
+                hit = callspec is not None and callspec.id in ids
+            else:
+                hit = when is None or when(params)
+            if hit:
+                item.add_marker(pytest.mark.xfail(
+                    reason="Triton's interpreter: " + mark.kwargs["reason"], strict=True))
+                break
+
+
+def _fix_interpreter_for_numpy_2():
+    """Triton 3.6's interpreter turns a scalar (a 1-element array) into a Python int
+    with int(array), which numpy 2.5 refuses ("only 0-dimensional arrays can be
+    converted to Python scalars"): every range() over a runtime bound fails. Take the
+    element instead; nothing else in the interpreter changes."""
+    try:
+        from triton.runtime import interpreter
+    except ImportError:
+        return
+    original = getattr(interpreter, "_patch_lang_tensor", None)
+    if original is None or getattr(original, "_blockc_fixed", False):
+        return
+
+    def patch_lang_tensor(tensor, *args, **kwargs):
+        result = original(tensor, *args, **kwargs)
+        index = lambda self: int(np.asarray(self.handle.data).reshape(-1)[0])  # noqa: E731
+        scope = args[0] if args else kwargs.get("scope")
+        if scope is not None and hasattr(scope, "set_attr"):
+            scope.set_attr(tensor, "__index__", index)
+        else:
+            tensor.__index__ = index
+        return result
+
+    patch_lang_tensor._blockc_fixed = True
+    interpreter._patch_lang_tensor = patch_lang_tensor
+
+
+if INTERPRET:
+    _fix_interpreter_for_numpy_2()
 
 
 INT_DTYPES = ("int8", "int16", "int32", "int64")

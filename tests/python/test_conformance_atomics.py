@@ -10,7 +10,8 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import assert_equal, empty, rand, rng, to_numpy, to_torch
+from conftest import (INTERPRET, assert_equal, blockc_extension, empty, interpreter_limitation, rand, rng,
+                      to_numpy, to_torch)
 
 N = 37
 BLOCK = 64
@@ -55,25 +56,32 @@ def test_integer_atomics_per_lane(op, dtype):
     gen = rng(3)
     m = rand(gen, BLOCK, dtype, -1000, 1000)
     v = rand(gen, BLOCK, dtype, -1000, 1000)
-    memory = m.copy()
+    memory = to_torch(m)
     old = empty(BLOCK, dtype)
-    lanes_kernel[(1,)](memory, v, old, N, OP=op, SEM="acq_rel", BLOCK=BLOCK)
+    lanes_kernel[(1,)](memory, to_torch(v), old, N, OP=op, SEM="acq_rel", BLOCK=BLOCK)
     expected = m.copy()
     expected[:N] = OPS[op](m[:N], v[:N])
     assert_equal(memory, expected)  # masked-off lanes untouched
     assert_equal(old[:N], m[:N])
 
 
+@interpreter_limitation("atomic_xchg on floats is an unsupported data type",
+                        ids=["xchg-float32", "xchg-float64"])
+@interpreter_limitation("atomic_min on float64 stores the integer bits of the result as a value",
+                        ids=["min-float64"])
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("op", ["add", "max", "min", "xchg"])
 def test_float_atomics_per_lane(op, dtype):
+    if INTERPRET and dtype == "float16" and op != "add":
+        pytest.skip("blockc accepts more than Triton: atomic_max/min/xchg on float16 (Triton 3.6: "
+                    "'does not support fp16', on a GPU too)")
     # Multiples of 1/4 below 16: every result is exact in each type.
     gen = rng(4)
     m = (gen.integers(-64, 64, BLOCK) / 4).astype(dtype)
     v = (gen.integers(-64, 64, BLOCK) / 4).astype(dtype)
-    memory = m.copy()
+    memory = to_torch(m)
     old = empty(BLOCK, dtype)
-    lanes_kernel[(1,)](memory, v, old, N, OP=op, SEM="relaxed", BLOCK=BLOCK)
+    lanes_kernel[(1,)](memory, to_torch(v), old, N, OP=op, SEM="relaxed", BLOCK=BLOCK)
     expected = m.copy()
     expected[:N] = OPS[op](m[:N], v[:N])
     assert_equal(memory, expected)
@@ -87,7 +95,7 @@ def test_every_sem_and_scope(sem, scope):
     def kernel(p, SEM: tl.constexpr, SCOPE: tl.constexpr):
         tl.atomic_add(p, 2, sem=SEM, scope=SCOPE)
 
-    p = np.array([5], np.int32)
+    p = to_torch(np.array([5], np.int32))
     kernel[(10,)](p, SEM=sem, SCOPE=scope)
     assert p[0] == 25
 
@@ -105,8 +113,8 @@ def test_atomic_cas(dtype):
     m = rand(gen, BLOCK, dtype, -50, 50)
     cmp = np.where(np.arange(BLOCK) % 3 == 0, m, m + 1).astype(dtype)
     val = rand(gen, BLOCK, dtype, -50, 50)
-    memory, old = m.copy(), empty(BLOCK, dtype)
-    cas_kernel[(1,)](memory, cmp, val, old, BLOCK=BLOCK)
+    memory, old = to_torch(m), empty(BLOCK, dtype)
+    cas_kernel[(1,)](memory, to_torch(cmp), to_torch(val), old, BLOCK=BLOCK)
     assert_equal(old, m)
     assert_equal(memory, np.where(cmp == m, val, m))
 
@@ -122,7 +130,7 @@ def histogram_kernel(x_ptr, bins_ptr, n, BLOCK: tl.constexpr):
 @pytest.mark.parametrize("n", [1, 1000, 100003])
 def test_histogram_under_contention(n):
     x = rng(6).integers(0, 17, n).astype(np.int32)
-    bins = np.zeros(17, np.int32)
+    bins = empty(17, "int32")
     histogram_kernel[(triton.cdiv(n, 256),)](to_torch(x), bins, n, BLOCK=256)
     assert_equal(bins, np.bincount(x, minlength=17).astype(np.int32))
 
@@ -135,10 +143,10 @@ def ticket_kernel(counter_ptr, tickets_ptr):
 
 def test_shared_counter_hands_out_every_ticket_once():
     programs = 4000
-    counter, tickets = np.zeros(1, np.int32), np.full(programs, -1, np.int32)
+    counter, tickets = empty(1, "int32"), empty(programs, "int32", fill=-1)
     ticket_kernel[(programs,)](counter, tickets)
     assert counter[0] == programs
-    assert_equal(np.sort(tickets), np.arange(programs, dtype=np.int32))
+    assert_equal(np.sort(to_numpy(tickets)), np.arange(programs, dtype=np.int32))
 
 
 @triton.jit
@@ -151,7 +159,7 @@ def row_sum_into_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def test_float_sum_of_integers_is_exact_in_any_order():
     n = 50000
     x = rng(7).integers(-8, 9, n).astype(np.float32)
-    out = np.zeros(1, np.float32)
+    out = empty(1, "float32")
     row_sum_into_kernel[(triton.cdiv(n, 128),)](to_torch(x), out, n, BLOCK=128)
     assert out[0] == x.astype(np.float64).sum()
 
@@ -162,6 +170,7 @@ def bf16_add_kernel(out_ptr, v_ptr, BLOCK: tl.constexpr):
     tl.atomic_add(out_ptr + offs % 4, tl.load(v_ptr + offs))
 
 
+@interpreter_limitation("atomic_add on bfloat16 is an unsupported data type")
 def test_bfloat16_add_into_few_addresses():
     import torch
     v = torch.tensor(np.arange(BLOCK) % 8 - 4, dtype=torch.bfloat16)
@@ -177,7 +186,7 @@ def value_converted_kernel(p):
 
 
 def test_value_is_converted_to_the_pointee_type():
-    p = np.array([1], np.int32)
+    p = to_torch(np.array([1], np.int32))
     value_converted_kernel[(1,)](p)
     assert p[0] == 2
 
@@ -188,5 +197,6 @@ def float_and_kernel(p):
 
 
 def test_bitwise_atomic_on_floats_is_an_error():
-    with pytest.raises(Exception, match="atomic_and"):
-        float_and_kernel[(1,)](np.zeros(1, np.float32))
+    # Triton's interpreter raises its own error (conftest.py).
+    with pytest.raises(Exception, match=None if INTERPRET else "atomic_and"):
+        float_and_kernel[(1,)](empty(1, "float32"))

@@ -16,7 +16,8 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import (assert_close, assert_equal, blockc_only, empty, rand, rng, to_torch, xfail_in_blockc)
+from conftest import (assert_close, assert_equal, blockc_only, empty, interpreter_limitation, rand,
+                      rng, to_torch, xfail_in_blockc)
 
 BLOCK = 32
 
@@ -344,6 +345,8 @@ def carried_values_kernel(x_ptr, z_ptr, n_chunks, BLOCK: tl.constexpr):
     tl.store(z_ptr + 2 * BLOCK + 2, pair[1].to(tl.float32))
 
 
+@interpreter_limitation("a Python int carried through a loop stays a Python int, without .to() "
+                        "(on a GPU it becomes a loop-carried tensor)")
 @pytest.mark.parametrize("n_chunks", [5, 1, 0])
 def test_loop_carried_values(n_chunks):
     x = rand(rng(3), (max(n_chunks, 1), BLOCK), "float32")
@@ -560,6 +563,7 @@ def bool_argument_kernel(x_ptr, z_ptr, negate, BLOCK: tl.constexpr):
     tl.store(z_ptr + offs, x)
 
 
+@interpreter_limitation("a bool scalar argument (an int32 array typed int1 fails its size check)")
 def test_bool_argument():
     x = rand(rng(8), BLOCK, "int32", -100, 100)
     for negate in (True, False):
@@ -804,6 +808,7 @@ def select_pointer_kernel(a_ptr, b_ptr, z_ptr, use_a, BLOCK: tl.constexpr):
     tl.store(z_ptr + offs, tl.load(src + offs) + tl.maximum(tl.load(lanes), 0.0))
 
 
+@interpreter_limitation("a bool scalar argument (an int32 array typed int1 fails its size check)")
 @pytest.mark.parametrize("use_a", [True, False])
 def test_select_between_pointers(use_a):
     gen = rng(15)

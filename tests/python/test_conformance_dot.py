@@ -12,7 +12,8 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import (assert_close, assert_equal, empty, rand, rng, to_torch, xfail_in_blockc)
+from conftest import (BF16_REASON, assert_close, assert_equal, empty, interpreter_limitation, rand,
+                      rng, to_torch, xfail_in_blockc)
 
 
 @triton.jit
@@ -64,6 +65,7 @@ def check(c, expected, acc_type, K):
         assert_close(c, expected, rtol=1e-5, atol=4e-6 * K)
 
 
+@interpreter_limitation(BF16_REASON, when=lambda p: p["dtype"] == "bfloat16")
 @pytest.mark.parametrize("M,N,K", SHAPES, ids=[f"{m}x{n}x{k}" for m, n, k in SHAPES])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int8", "float64"])
 def test_dot(dtype, M, N, K):
@@ -151,6 +153,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
              mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+@interpreter_limitation(BF16_REASON, when=lambda p: p["dtype"] == "bfloat16")
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("M,N,K", [(20, 24, 40), (33, 17, 65), (64, 64, 64)])
 def test_dot_in_a_k_loop_with_masked_edges(dtype, M, N, K):

@@ -14,7 +14,7 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import INTERPRET, blockc_only, compile_error_at, empty, to_torch
+from conftest import INTERPRET, blockc_only, compile_error_at, empty, interpreter_limitation, to_torch
 
 HERE = __file__
 
@@ -236,6 +236,7 @@ def mixed_returns_kernel(x_ptr, z_ptr, flag):
     tl.store(z_ptr + offs, _value_or_nothing(tl.load(x_ptr + offs), flag))
 
 
+@interpreter_limitation("runs the helper as Python: returning on one path only is no error")
 def test_a_helper_returning_a_value_on_one_path_only():
     with compile_error_at(HERE, "err:mixed_returns", match="return"):
         mixed_returns_kernel[(1,)](f32(), f32(), 3)
@@ -295,6 +296,7 @@ def test_too_many_arguments():
         three_args_kernel[(1,)](f32(), f32(), 16, 99, 100, BLOCK=16)
 
 
+@interpreter_limitation("drops keyword arguments the kernel does not name")
 def test_unknown_keyword():
     with launch_error("bogus"):
         three_args_kernel[(1,)](f32(), f32(), 16, BLOCK=16, bogus=3)

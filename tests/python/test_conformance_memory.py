@@ -11,7 +11,8 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import (ALL_DTYPES, assert_equal, blockc_only, empty, is_float, rand, rng, to_numpy, to_torch)
+from conftest import (ALL_DTYPES, BF16_REASON, assert_equal, blockc_only, empty,
+                      interpreter_limitation, is_float, rand, rng, to_numpy, to_torch)
 
 BLOCK = 64
 SENTINEL = -7
@@ -28,6 +29,7 @@ def masked_copy_kernel(x_ptr, z_ptr, n, OTHER: tl.constexpr, BLOCK: tl.constexpr
     tl.store(z_ptr + offs, x)
 
 
+@interpreter_limitation(BF16_REASON, ids=["3-bfloat16"])
 @pytest.mark.parametrize("dtype", ALL_DTYPES + ("bool",))
 @pytest.mark.parametrize("other", [None, 3])
 def test_masked_load(dtype, other):

@@ -11,7 +11,8 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import (ULP, assert_close, assert_equal, empty, is_int, rand, rng, to_numpy, to_torch)
+from conftest import (BF16_REASON, ULP, assert_close, assert_equal, empty, interpreter_limitation,
+                      is_int, rand, rng, to_numpy, to_torch)
 
 M, N = 16, 32
 
@@ -78,6 +79,7 @@ def test_reduce(op, axis, keep, dtype):
         assert_equal(z, expected)
 
 
+@interpreter_limitation(BF16_REASON, ids=["sum-bfloat16"])
 @pytest.mark.parametrize("dtype", ["int8", "int16", "float16", "bfloat16", "float64", "int64"])
 @pytest.mark.parametrize("op", ["sum", "max", "min", "argmax"])
 def test_reduce_dtypes(op, dtype):
