@@ -675,7 +675,6 @@ def test_liger_qwen2vl_mrope(bsz, n_qh, n_kh, seq, hd, section, dtype):
     check(k_out, k_ref, dtype, 2)
 
 
-@xfail_in_blockc("tl.split: Block IR has no split yet")
 @pytest.mark.parametrize("bsz,seq,n_qh,n_kh,hd", [(1, 8, 4, 2, 32), (2, 5, 3, 1, 16)])
 def test_liger_llama4_rope(bsz, seq, n_qh, n_kh, hd):
     mod = liger("llama4_rope")
@@ -979,7 +978,6 @@ def test_flag_gems_var_mean_kernel_1(shape):
         check(acc[b], ((part - part.mean()) ** 2).sum(), torch.float32, 40)
 
 
-@xfail_in_blockc("tl.uint32: Block IR has no unsigned integer types yet (then tl.philox: no random numbers)")
 @pytest.mark.parametrize("n", [100, 5000])
 @pytest.mark.parametrize("p", [0.2, 0.6])
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
