@@ -319,7 +319,8 @@ bool Parser::parseShape(Shape &shape) {
   shape.clear();
   do {
     if (shape.size() == kMaxBlockRank + 1)
-      return errorHere("too many dimensions; a block has rank 1 to 3");
+      return errorHere("too many dimensions; a block has rank 1 to " +
+                       std::to_string(kMaxBlockRank));
     int64_t dim;
     if (!parseIntExpr(dim))
       return false;

@@ -26,7 +26,8 @@ bool broadcastsTo(const Shape &from, const Shape &to) {
 
 std::optional<std::string> checkBlockShape(const Shape &shape) {
   if (shape.empty() || shape.size() > kMaxBlockRank)
-    return "a block has rank 1 to 3, not " + std::to_string(shape.size());
+    return "a block has rank 1 to " + std::to_string(kMaxBlockRank) + ", not " +
+           std::to_string(shape.size());
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 1)
@@ -605,7 +606,8 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
     if (auto e = checkAxis(op, src.rank() + 1))
       return e;
     if (src.rank() == kMaxBlockRank)
-      return operandError(0, "cannot expand " + quote(src) + " beyond rank 3");
+      return operandError(0, "cannot expand " + quote(src) + " beyond rank " +
+                                 std::to_string(kMaxBlockRank));
     Shape shape = src.shape();
     shape.insert(shape.begin() + op.ints[0], 1);
     results.push_back(src.withShape(shape));

@@ -359,4 +359,75 @@ kernel @ids(%out: ptr<i32>) {
   }
 }
 
+// Blocks past rank 3: a reshape to rank 5, a permutation of its axes, a
+// reduction along a middle axis and a scan along the last one, each checked
+// element by element against the same index arithmetic in C++.
+TEST(Block2D, RankFiveReshapeTransposeReduceScan) {
+  const char *source = R"(
+kernel @rank5(%x: ptr<f32>, %t: ptr<f32>, %s: ptr<f32>, %c: ptr<f32>) {
+  %r = arange 0, 96
+  %xp = addptr %x, %r
+  %v = load %xp
+  %v5 = reshape %v to [2, 3, 2, 2, 4]
+  %p = trans %v5, perm=[4, 2, 0, 3, 1]
+  %flat = reshape %p to [96]
+  %tp = addptr %t, %r
+  store %tp, %flat
+  %red = reduce_sum %p, axis=2
+  %rf = reshape %red to [48]
+  %r48 = arange 0, 48
+  %sp = addptr %s, %r48
+  store %sp, %rf
+  %cs = scan %p, axis=4 combine(%a, %b) {
+    %ab = add %a, %b
+    yield %ab
+  }
+  %cf = reshape %cs to [96]
+  %cp = addptr %c, %r
+  store %cp, %cf
+}
+)";
+  auto module = compileOrFail(source);
+  ASSERT_TRUE(module);
+  std::vector<float> x(96), t(96, -1.f), s(48, -1.f), c(96, -1.f);
+  for (int i = 0; i < 96; ++i)
+    x[i] = float(i % 13) - 6.f;
+  launch(module->kernels()[0], {1, 1, 1}, {x, t, s, c});
+  // p[a][b][c][d][e] = v[c][e][b][d][a] over v's dims (2, 3, 2, 2, 4).
+  const int dims[5] = {2, 3, 2, 2, 4};
+  const int perm[5] = {4, 2, 0, 3, 1};
+  int pd[5];
+  for (int k = 0; k < 5; ++k)
+    pd[k] = dims[perm[k]];
+  auto source5 = [&](const int (&index)[5]) {
+    int v[5];
+    for (int k = 0; k < 5; ++k)
+      v[perm[k]] = index[k];
+    return x[(((v[0] * 3 + v[1]) * 2 + v[2]) * 2 + v[3]) * 4 + v[4]];
+  };
+  int flat = 0;
+  for (int a = 0; a < pd[0]; ++a)
+    for (int b = 0; b < pd[1]; ++b)
+      for (int cc = 0; cc < pd[2]; ++cc)
+        for (int d = 0; d < pd[3]; ++d) {
+          float running = 0.f;
+          for (int e = 0; e < pd[4]; ++e, ++flat) {
+            float value = source5({a, b, cc, d, e});
+            running += value;
+            ASSERT_EQ(t[flat], value) << flat;
+            ASSERT_EQ(c[flat], running) << flat;
+          }
+        }
+  int out = 0;
+  for (int a = 0; a < pd[0]; ++a)
+    for (int b = 0; b < pd[1]; ++b)
+      for (int d = 0; d < pd[3]; ++d)
+        for (int e = 0; e < pd[4]; ++e, ++out) {
+          float sum = 0.f;
+          for (int cc = 0; cc < pd[2]; ++cc)
+            sum += source5({a, b, cc, d, e});
+          ASSERT_EQ(s[out], sum) << out;
+        }
+}
+
 } // namespace

@@ -58,6 +58,9 @@ def _int_literal(value, bits):
 
 _HANDLE = re.compile(r"%[\w.]+")
 
+# Block IR's largest block rank (kMaxBlockRank in frontend/include/blockc/frontend/Types.h).
+MAX_RANK = 8
+
 
 class Builder:
     """Writes ops through `emitter` at `loc`, the Python place being translated.
@@ -204,8 +207,8 @@ class Builder:
         if not 0 <= axis <= rank:
             raise ValueError(f"expand_dims: axis {axis} is out of range for a tensor of rank "
                              f"{rank}")
-        if rank >= 3:
-            raise ValueError("expand_dims: Block IR blocks have at most 3 dimensions")
+        if rank >= MAX_RANK:
+            raise ValueError(f"expand_dims: Block IR blocks have at most {MAX_RANK} dimensions")
         shape = x.shape[:axis] + (1,) + x.shape[axis:]
         return self.op(f"expand_dims {x.handle}, axis={axis}", x.dtype, shape)
 
@@ -224,9 +227,9 @@ class Builder:
             raise ValueError("reshape to a scalar: reduce instead")
         if not x.shape:
             return self.broadcast_to(x, shape)
-        if len(shape) > 3:
-            raise ValueError(f"reshape to {list(shape)}: Block IR blocks have at most 3 "
-                             "dimensions")
+        if len(shape) > MAX_RANK:
+            raise ValueError(f"reshape to {list(shape)}: Block IR blocks have at most "
+                             f"{MAX_RANK} dimensions")
         return self.op(f"reshape {x.handle} to [{', '.join(map(str, shape))}]", x.dtype, shape)
 
     def permute(self, x, dims):
@@ -917,9 +920,9 @@ class Builder:
         if not base.dtype.is_ptr() or base.shape:
             raise TypeError(f"tl.make_block_ptr needs a scalar pointer base, got {base.bir_type}")
         rank = len(block_shape)
-        if not (len(shape) == len(strides) == len(offsets) == rank) or not 1 <= rank <= 3:
+        if not (len(shape) == len(strides) == len(offsets) == rank) or not 1 <= rank <= MAX_RANK:
             raise ValueError("tl.make_block_ptr: shape, strides, offsets and block_shape "
-                             "must have the same length, 1 to 3")
+                             f"must have the same length, 1 to {MAX_RANK}")
         block_shape = tuple(int(d) for d in block_shape)
         return block_pointer(base, [self._scalar_int(s, int64, "shape") for s in shape],
                              [self._scalar_int(s, int64, "strides") for s in strides],

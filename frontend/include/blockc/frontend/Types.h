@@ -1,7 +1,8 @@
 //===- Types.h - Block IR types ---------------------------------*- C++ -*-===//
 //
 // A Block IR type is a scalar element (a number or a pointer to a number)
-// with an optional static block shape of rank 1 to 3. Rank 0 is a scalar.
+// with an optional static block shape of rank 1 to kMaxBlockRank. Rank 0 is a
+// scalar.
 // Types are small values compared structurally.
 //
 //===----------------------------------------------------------------------===//
@@ -20,7 +21,9 @@ enum class ScalarKind : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
 /// Largest block rank and element count the language accepts. The element cap
 /// keeps every block addressable with i32 lane indices and bounds the work a
 /// malformed input can ask of the compiler.
-inline constexpr unsigned kMaxBlockRank = 3;
+/// Triton has no rank limit; kernels reshape into rank 4 and 5 to split or
+/// sort along a dimension, and eight is more than any such kernel uses.
+inline constexpr unsigned kMaxBlockRank = 8;
 inline constexpr int64_t kMaxBlockElements = int64_t(1) << 20;
 
 std::string_view scalarKindName(ScalarKind kind);
