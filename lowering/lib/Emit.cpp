@@ -90,11 +90,16 @@ constexpr llvm::StringRef kMemoryFunctions[] = {"memcpy", "memmove", "memset"};
 // libm: what LLVM's intrinsics become without a vector instruction, and the
 // math functions a strip too narrow for any SLEEF variant falls back to.
 constexpr llvm::StringRef kLibmFunctions[] = {
-    "fmod", "fmodf", "fmin",      "fminf",      "fmax",  "fmaxf",  "fma",   "fmaf",
-    "sqrt", "sqrtf", "floor",     "floorf",     "ceil",  "ceilf",  "trunc", "truncf",
-    "rint", "rintf", "nearbyint", "nearbyintf", "round", "roundf", "exp",   "expf",
-    "exp2", "exp2f", "log",       "logf",       "log2",  "log2f",  "sin",   "sinf",
-    "cos",  "cosf",  "tanh",      "tanhf",      "pow",   "powf",   "erf",   "erff"};
+    "fmod",   "fmodf",   "fmin",      "fminf",      "fmax",  "fmaxf",  "fma",    "fmaf",
+    "sqrt",   "sqrtf",   "floor",     "floorf",     "ceil",  "ceilf",  "trunc",  "truncf",
+    "rint",   "rintf",   "nearbyint", "nearbyintf", "round", "roundf", "exp",    "expf",
+    "exp2",   "exp2f",   "log",       "logf",       "log2",  "log2f",  "sin",    "sinf",
+    "cos",    "cosf",    "tanh",      "tanhf",      "pow",   "powf",   "erf",    "erff",
+    "asin",   "asinf",   "acos",      "acosf",      "atan",  "atanf",  "atan2",  "atan2f",
+    "sinh",   "sinhf",   "cosh",      "coshf",      "tan",   "tanf",   "asinh",  "asinhf",
+    "acosh",  "acoshf",  "atanh",     "atanhf",     "expm1", "expm1f", "log1p",  "log1pf",
+    "log10",  "log10f",  "exp10",     "exp10f",     "cbrt",  "cbrtf",  "lgamma", "lgammaf",
+    "tgamma", "tgammaf", "erfc",      "erfcf"};
 
 /// Calls `visit` with each symbol `object` leaves undefined; false with
 /// `error` when the object cannot be read.

@@ -36,10 +36,10 @@ llvm::Intrinsic::ID fallbackIntrinsic(MathFn fn) {
     return llvm::Intrinsic::tanh;
   case MathFn::Pow:
     return llvm::Intrinsic::pow;
-  case MathFn::Erf:
-    break;
+  default:
+    // The rest are libm calls, one per element.
+    return llvm::Intrinsic::not_intrinsic;
   }
-  return llvm::Intrinsic::not_intrinsic;
 }
 
 } // namespace
@@ -64,6 +64,42 @@ std::optional<MathFn> sleefFunction(OpKind kind) {
     return MathFn::Erf;
   case OpKind::Pow:
     return MathFn::Pow;
+  case OpKind::Asin:
+    return MathFn::Asin;
+  case OpKind::Acos:
+    return MathFn::Acos;
+  case OpKind::Atan:
+    return MathFn::Atan;
+  case OpKind::Atan2:
+    return MathFn::Atan2;
+  case OpKind::Sinh:
+    return MathFn::Sinh;
+  case OpKind::Cosh:
+    return MathFn::Cosh;
+  case OpKind::Tan:
+    return MathFn::Tan;
+  case OpKind::Asinh:
+    return MathFn::Asinh;
+  case OpKind::Acosh:
+    return MathFn::Acosh;
+  case OpKind::Atanh:
+    return MathFn::Atanh;
+  case OpKind::Expm1:
+    return MathFn::Expm1;
+  case OpKind::Log1p:
+    return MathFn::Log1p;
+  case OpKind::Log10:
+    return MathFn::Log10;
+  case OpKind::Exp10:
+    return MathFn::Exp10;
+  case OpKind::Cbrt:
+    return MathFn::Cbrt;
+  case OpKind::Lgamma:
+    return MathFn::Lgamma;
+  case OpKind::Tgamma:
+    return MathFn::Tgamma;
+  case OpKind::Erfc:
+    return MathFn::Erfc;
   default:
     return std::nullopt;
   }
@@ -104,23 +140,27 @@ llvm::Value *StripEmitter::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> ar
       return b_.CreateExtractVector(type, callSleef(fn, wideArgs, elem), uint64_t(0));
     }
   }
-  if (fn == MathFn::Erf) {
-    // No LLVM intrinsic: call libm per element.
-    bool isDouble = elem == ScalarKind::F64;
-    llvm::Type *scalar = type->getScalarType();
-    auto erf = module_.getOrInsertFunction(isDouble ? "erf" : "erff",
-                                           llvm::FunctionType::get(scalar, {scalar}, false));
-    if (!vecTy)
-      return b_.CreateCall(erf, args);
-    assert(!vecTy->isScalableTy() && "every scalable ISA has SLEEF variants to split or pad to");
-    llvm::Value *out = llvm::PoisonValue::get(type);
-    unsigned lanes = vecTy->getElementCount().getFixedValue();
-    for (unsigned i = 0; i < lanes; ++i)
-      out =
-          b_.CreateInsertElement(out, b_.CreateCall(erf, {b_.CreateExtractElement(args[0], i)}), i);
-    return out;
+  llvm::Intrinsic::ID intrinsic = fallbackIntrinsic(fn);
+  if (intrinsic != llvm::Intrinsic::not_intrinsic)
+    return b_.CreateIntrinsic(intrinsic, {type}, args);
+  // No LLVM intrinsic: libm's function, per element.
+  bool isDouble = elem == ScalarKind::F64;
+  llvm::Type *scalar = type->getScalarType();
+  llvm::SmallVector<llvm::Type *, 2> params(args.size(), scalar);
+  auto libm = module_.getOrInsertFunction(std::string(mathFnName(fn)) + (isDouble ? "" : "f"),
+                                          llvm::FunctionType::get(scalar, params, false));
+  if (!vecTy)
+    return b_.CreateCall(libm, args);
+  assert(!vecTy->isScalableTy() && "every scalable ISA has SLEEF variants to split or pad to");
+  llvm::Value *out = llvm::PoisonValue::get(type);
+  unsigned lanes = vecTy->getElementCount().getFixedValue();
+  for (unsigned i = 0; i < lanes; ++i) {
+    llvm::SmallVector<llvm::Value *, 2> lane;
+    for (llvm::Value *arg : args)
+      lane.push_back(b_.CreateExtractElement(arg, i));
+    out = b_.CreateInsertElement(out, b_.CreateCall(libm, lane), i);
   }
-  return b_.CreateIntrinsic(fallbackIntrinsic(fn), {type}, args);
+  return out;
 }
 
 llvm::Value *StripEmitter::floatRemainder(llvm::Value *x, llvm::Value *y) {

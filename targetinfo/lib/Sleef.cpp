@@ -1,6 +1,8 @@
 //===- Sleef.cpp - The SLEEF name table -----------------------------------===//
 #include "blockc/targetinfo/Sleef.h"
 
+#include <iterator>
+
 namespace blockc {
 
 namespace {
@@ -9,16 +11,28 @@ struct FnInfo {
   MathFn fn;
   std::string_view name;
   unsigned arity;
-  bool hasU35; // SLEEF ships a 3.5-ULP variant
+  bool hasU35;          // SLEEF ships a 3.5-ULP variant
+  unsigned accurateUlp; // the bound, in tenths of an ULP, of its accurate variant: u10, u15
 };
 
+// In MathFn's order. SLEEF's documented bounds: 1.0 ULP for all but erfc (1.5).
 constexpr FnInfo kFunctions[] = {
-    {MathFn::Exp, "exp", 1, false},  {MathFn::Exp2, "exp2", 1, true},
-    {MathFn::Log, "log", 1, true},   {MathFn::Log2, "log2", 1, true},
-    {MathFn::Sin, "sin", 1, true},   {MathFn::Cos, "cos", 1, true},
-    {MathFn::Tanh, "tanh", 1, true}, {MathFn::Erf, "erf", 1, false},
-    {MathFn::Pow, "pow", 2, false},
+    {MathFn::Exp, "exp", 1, false, 10},       {MathFn::Exp2, "exp2", 1, true, 10},
+    {MathFn::Log, "log", 1, true, 10},        {MathFn::Log2, "log2", 1, true, 10},
+    {MathFn::Sin, "sin", 1, true, 10},        {MathFn::Cos, "cos", 1, true, 10},
+    {MathFn::Tanh, "tanh", 1, true, 10},      {MathFn::Erf, "erf", 1, false, 10},
+    {MathFn::Pow, "pow", 2, false, 10},       {MathFn::Asin, "asin", 1, true, 10},
+    {MathFn::Acos, "acos", 1, true, 10},      {MathFn::Atan, "atan", 1, true, 10},
+    {MathFn::Atan2, "atan2", 2, true, 10},    {MathFn::Sinh, "sinh", 1, true, 10},
+    {MathFn::Cosh, "cosh", 1, true, 10},      {MathFn::Tan, "tan", 1, true, 10},
+    {MathFn::Asinh, "asinh", 1, false, 10},   {MathFn::Acosh, "acosh", 1, false, 10},
+    {MathFn::Atanh, "atanh", 1, false, 10},   {MathFn::Expm1, "expm1", 1, false, 10},
+    {MathFn::Log1p, "log1p", 1, false, 10},   {MathFn::Log10, "log10", 1, false, 10},
+    {MathFn::Exp10, "exp10", 1, true, 10},    {MathFn::Cbrt, "cbrt", 1, true, 10},
+    {MathFn::Lgamma, "lgamma", 1, false, 10}, {MathFn::Tgamma, "tgamma", 1, false, 10},
+    {MathFn::Erfc, "erfc", 1, false, 15},
 };
+static_assert(std::size(kFunctions) == unsigned(MathFn::Erfc) + 1, "one row per MathFn, in order");
 
 const FnInfo &info(MathFn fn) {
   return kFunctions[static_cast<unsigned>(fn)];
@@ -57,7 +71,7 @@ unsigned mathFnArity(MathFn fn) {
 }
 
 double sleefUlpBound(MathFn fn, bool fastMath) {
-  return fastMath && info(fn).hasU35 ? 3.5 : 1.0;
+  return fastMath && info(fn).hasU35 ? 3.5 : info(fn).accurateUlp / 10.0;
 }
 
 std::optional<std::string> sleefVectorName(MathFn fn, ScalarKind kind, unsigned lanes,
@@ -72,7 +86,7 @@ std::optional<std::string> sleefVectorName(MathFn fn, ScalarKind kind, unsigned 
     std::string name = "Sleef_" + std::string(info(fn).name);
     name += kind == ScalarKind::F32 ? "f" : "d";
     name += scalable ? "x" : std::to_string(lanes);
-    name += fastMath && info(fn).hasU35 ? "_u35" : "_u10";
+    name += fastMath && info(fn).hasU35 ? "_u35" : "_u" + std::to_string(info(fn).accurateUlp);
     return name + std::string(isa.suffix);
   }
   return std::nullopt;

@@ -15,7 +15,35 @@
 
 namespace blockc {
 
-enum class MathFn : uint8_t { Exp, Exp2, Log, Log2, Sin, Cos, Tanh, Erf, Pow };
+enum class MathFn : uint8_t {
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Pow,
+  Asin,
+  Acos,
+  Atan,
+  Atan2,
+  Sinh,
+  Cosh,
+  Tan,
+  Asinh,
+  Acosh,
+  Atanh,
+  Expm1,
+  Log1p,
+  Log10,
+  Exp10,
+  Cbrt,
+  Lgamma,
+  Tgamma,
+  Erfc,
+};
 
 std::string_view mathFnName(MathFn fn);
 unsigned mathFnArity(MathFn fn);

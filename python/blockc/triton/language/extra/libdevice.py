@@ -1,19 +1,21 @@
 """`libdevice`: CUDA's libdevice names (also `tl.extra.cuda.libdevice`,
 `tl.extra.hip.libdevice`, `triton.language.extra.libdevice`).
 
-Block IR's math ops are exp exp2 log log2 sqrt rsqrt sin cos tanh erf sigmoid
-floor ceil pow fma and rem; the other functions here are built from them.
+Block IR's math ops are exp exp2 log log2 sqrt rsqrt sin cos tan tanh erf erfc
+sigmoid floor ceil pow atan2 fma rem, the inverse and hyperbolic functions
+(asin acos atan sinh cosh asinh acosh atanh), expm1 log1p log10 exp10 cbrt
+lgamma and tgamma (SLEEF's, within 1 ulp; erfc 1.5); the others here are built
+from them.
 Where a composition could lose accuracy in the operand's own type, an f16,
 bf16 or f32 operand is computed in f64 and rounded once at the end, so those
 results are within about one ulp of the true value; the f64 formulas are
 chosen to avoid cancellation and are within a few ulp (each function states
 its bound). Rounding, classification, sign and integer-bit functions are exact.
 
-A function that needs a primitive Block IR lacks (asin, atan, lgamma, ...) is
-an error at the kernel's line naming it.
+A function that needs a primitive Block IR lacks (erfinv, the Bessel
+functions, ...) is an error at the kernel's line naming it.
 """
 
-import decimal as _decimal
 import math as _pymath
 
 from ..core import (exp, exp2, log, log2, sqrt, rsqrt, sin, cos, erf, floor, ceil, tanh,  # noqa: F401
@@ -21,7 +23,7 @@ from ..core import (exp, exp2, log, log2, sqrt, rsqrt, sin, cos, erf, floor, cei
 from ..core import div_rn as div_rn, sqrt_rn as sqrt_rn  # noqa: F401
 from ..core import maximum as max, minimum as min  # noqa: F401
 from ..core import maximum as fmax, minimum as fmin  # noqa: F401
-from ....frontend.dtypes import float32, float64, int16, int32, int64
+from ....frontend.dtypes import float32, float64, int16, int32, int64, uint32
 from ....frontend.values import builtin, tensor
 
 _INF = float("inf")
@@ -143,42 +145,6 @@ def _round(b, x):
     return b.where(b.compare("lt", _m(b, "abs", x), _exact_integer_limit(x.dtype)), r, x)
 
 
-def _expm1(b, x):
-    # Kahan: (u - 1) * x / log(u) cancels the rounding error of u = exp(x).
-    u = _m(b, "exp", x)
-    um1 = b.sub(u, 1.0)
-    r = b.truediv(b.mul(um1, x), _m(b, "log", u))
-    r = b.where(b.compare("eq", um1, -1.0), um1, r)
-    r = b.where(b.compare("eq", u, 1.0), x, r)
-    return b.where(b.compare("eq", u, _INF), u, r)
-
-
-def _log1p(b, x):
-    # Kahan: log(u) * x / (u - 1) with u = 1 + x.
-    u = b.add(x, 1.0)
-    r = b.truediv(b.mul(_m(b, "log", u), x), b.sub(u, 1.0))
-    r = b.where(b.compare("eq", u, 1.0), x, r)
-    return b.where(b.compare("eq", x, _INF), x, r)
-
-
-def _exp10(b, x):
-    if x.dtype != float64:
-        return _m(b, "exp2", b.mul(x, _pymath.log2(10.0)))
-    # x * log2(10) with its rounding error carried to a correction factor.
-    hi, lo = _pymath.log2(10.0), _LOG2_10_LO
-    t = b.mul(x, hi)
-    err = b.add(b.fma(x, hi, b.minus(t)), b.mul(x, lo))
-    r = _m(b, "exp2", t)
-    corrected = b.fma(r, b.mul(err, _pymath.log(2.0)), r)
-    finite = b.logical("and", b.compare("ne", r, 0.0), b.compare("lt", r, _INF))
-    return b.where(finite, corrected, r)
-
-
-# log2(10) - float(log2(10)): what the f64 constant misses of the true value.
-_LOG2_10_LO = float(_decimal.Decimal("3.321928094887362347870319429489390175864831393024580612")
-                    - _decimal.Decimal(_pymath.log2(10.0)))
-
-
 # --- exact: rounding, classification, sign -----------------------------------
 
 @_float_fn("trunc", widen=False)
@@ -293,53 +259,61 @@ def powi(x, y, _builder=None):
     return _builder.pow(x, _builder.cast(_builder.to_tensor(_c(y)), x.dtype))
 
 
+# --- Block IR's math ops: SLEEF's 1-ulp functions (erfc: 1.5 ulp) --------------
+
+def _native(name, op=None, arity=1):
+    op = op or name
+
+    @builtin
+    def fn(*args, _builder=None):
+        if len(args) != arity:
+            raise TypeError(f"libdevice.{name} takes {arity} argument(s), got {len(args)}")
+        xs = _floats(_builder, name, *args)
+        if arity == 1:
+            return _builder.math(op, xs[0], f"libdevice.{name}")
+        return _builder.op(f"{op} {xs[0].handle}, {xs[1].handle}", xs[0].dtype,
+                           _shape(xs[0], xs[1]))
+    fn.__name__ = name
+    return fn
+
+
+for _name in ("asin", "acos", "atan", "sinh", "cosh", "tan", "atanh", "expm1", "log1p", "log10",
+              "exp10", "cbrt", "lgamma", "tgamma"):
+    globals()[_name] = _native(_name)
+atan2 = _native("atan2", arity=2)
+
+
+def _inverse_hyperbolic(name, odd):
+    """asinh and acosh: SLEEF's are finite only below about 1.8e19 (f32) and
+    1.3e154 (f64). Narrower types go through f64; f64 beyond 2^28 is
+    log(|x|) + log(2), exact to the rounding of the sum there."""
+    @builtin
+    def fn(x, _builder=None):
+        b = _builder
+        (x,) = _floats(b, name, x)
+        if x.dtype != float64:
+            return b.cast(fn(b.cast(x, float64), _builder=b), x.dtype)
+        a = _m(b, "abs", x) if odd else x
+        large = b.add(_m(b, "log", a), _pymath.log(2.0))
+        if odd:
+            large = _copysign(b, large, x)
+        return b.where(b.compare("gt", a, 2.0 ** 28), large, b.math(name, x, f"libdevice.{name}"))
+    fn.__name__ = name
+    return fn
+
+
+asinh = _inverse_hyperbolic("asinh", True)
+acosh = _inverse_hyperbolic("acosh", False)
+
+
+@builtin
+def rcbrt(x, _builder=None):
+    return _builder.truediv(1.0, cbrt(x, _builder=_builder))
+
+
 # --- composed, with a stated accuracy -------------------------------------------
 # f16/bf16/f32: computed in f64 (within 1 ulp after rounding). f64: the bound
 # given in each function's comment.
-
-@_float_fn("tan")
-def tan(b, x):  # f64: 3 ulp
-    return b.truediv(_m(b, "sin", x), _m(b, "cos", x))
-
-
-@_float_fn("exp10")
-def exp10(b, x):  # f64: 2 ulp
-    return _exp10(b, x)
-
-
-@_float_fn("log10")
-def log10(b, x):  # f64: 2 ulp
-    return b.mul(_m(b, "log2", x), _pymath.log10(2.0))
-
-
-@_float_fn("expm1")
-def expm1(b, x):  # f64: 4 ulp
-    return _expm1(b, x)
-
-
-@_float_fn("log1p")
-def log1p(b, x):  # f64: 4 ulp
-    return _log1p(b, x)
-
-
-@_float_fn("sinh")
-def sinh(b, x):  # f64: 4 ulp
-    a = _m(b, "abs", x)
-    e = _expm1(b, a)
-    small = b.mul(b.add(e, b.truediv(e, b.add(e, 1.0))), 0.5)
-    w = _m(b, "exp", b.mul(a, 0.5))
-    large = b.mul(b.mul(w, 0.5), w)  # exp(a)/2 without overflowing early
-    return _copysign(b, b.where(b.compare("gt", a, 20.0), large, small), x)
-
-
-@_float_fn("cosh")
-def cosh(b, x):  # f64: 3 ulp
-    a = _m(b, "abs", x)
-    e = _m(b, "exp", a)
-    small = b.mul(b.add(e, b.truediv(1.0, e)), 0.5)
-    w = _m(b, "exp", b.mul(a, 0.5))
-    return b.where(b.compare("gt", a, 20.0), b.mul(b.mul(w, 0.5), w), small)
-
 
 @_float_fn("hypot", 2)
 def hypot(b, x, y):  # f64: 2 ulp
@@ -351,51 +325,6 @@ def hypot(b, x, y):  # f64: 2 ulp
     r = b.where(b.compare("eq", big, 0.0), 0.0, r)
     r = b.where(b.logical("or", _isnan(b, x), _isnan(b, y)), b.add(x, y), r)
     return b.where(b.logical("or", _isinf(b, x), _isinf(b, y)), _INF, r)
-
-
-def _cbrt(b, x):
-    a = _m(b, "abs", x)
-    y = _m(b, "exp2", b.mul(_m(b, "log2", a), 1.0 / 3.0))
-    # One Newton step on y^3 = a, written so that nothing overflows.
-    y = b.add(y, b.mul(b.sub(b.truediv(a, b.mul(y, y)), y), 1.0 / 3.0))
-    special = b.logical("or", b.compare("eq", a, 0.0),
-                        b.logical("or", _isinf(b, x), _isnan(b, x)))
-    return b.where(special, x, _copysign(b, y, x))
-
-
-@_float_fn("cbrt")
-def cbrt(b, x):  # f64: 2 ulp
-    return _cbrt(b, x)
-
-
-@_float_fn("rcbrt")
-def rcbrt(b, x):  # f64: 3 ulp
-    return b.truediv(1.0, _cbrt(b, x))
-
-
-@_float_fn("asinh")
-def asinh(b, x):  # f64: 4 ulp
-    a = _m(b, "abs", x)
-    a2 = b.mul(a, a)
-    r = _log1p(b, b.add(a, b.truediv(a2, b.add(_m(b, "sqrt", b.add(a2, 1.0)), 1.0))))
-    big = b.add(_m(b, "log", a), _pymath.log(2.0))
-    return _copysign(b, b.where(b.compare("gt", a, 2.0 ** 28), big, r), x)
-
-
-@_float_fn("acosh")
-def acosh(b, x):  # f64: 4 ulp
-    t = b.sub(x, 1.0)
-    r = _log1p(b, b.add(t, _m(b, "sqrt", b.add(b.mul(t, 2.0), b.mul(t, t)))))
-    big = b.add(_m(b, "log", x), _pymath.log(2.0))
-    r = b.where(b.compare("gt", x, 2.0 ** 28), big, r)
-    return b.where(b.compare("lt", x, 1.0), _NAN, r)
-
-
-@_float_fn("atanh")
-def atanh(b, x):  # f64: 4 ulp
-    a = _m(b, "abs", x)
-    r = b.mul(_log1p(b, b.truediv(b.mul(a, 2.0), b.sub(1.0, a))), 0.5)
-    return _copysign(b, r, x)
 
 
 def _sinpi_reduced(b, s):
@@ -418,9 +347,14 @@ def cospi(b, x):  # f64: 2 ulp
     return b.where(_isinf(b, x), b.sub(x, x), v)
 
 
-@_float_fn("erfc", f64=False)
-def erfc(b, x):  # f16/bf16/f32: 1.2e-7 relative (about 1 ulp of f32)
-    return _erfc(b, x)
+@builtin
+def erfc(x, _builder=None):
+    # f64: SLEEF's erfc (1.5 ulp); narrower types: the fit below in f64, rounded
+    # once, which is closer than SLEEF's 1.5 ulp in their own type.
+    (x,) = _floats(_builder, "erfc", x)
+    if x.dtype == float64:
+        return _builder.math("erfc", x, "libdevice.erfc")
+    return _builder.cast(_erfc(_builder, _builder.cast(x, float64)), x.dtype)
 
 
 def _erfc(b, x):
@@ -439,9 +373,17 @@ def _erfc(b, x):
     return b.where(b.compare("lt", z, 0.5), near, fit)
 
 
-@_float_fn("normcdf", f64=False)
-def normcdf(b, x):  # like erfc
-    return b.mul(_erfc(b, b.mul(x, -1.0 / _pymath.sqrt(2.0))), 0.5)
+@builtin
+def normcdf(x, _builder=None):  # erfc(-x / sqrt(2)) / 2, as erfc
+    b = _builder
+    (x,) = _floats(b, "normcdf", x)
+    if x.dtype == float64:
+        # z = -x/sqrt(2) is rounded before erfc, whose tail amplifies that by
+        # about 2 z^2: deep in the tail (x < -8) the result is within
+        # 2 z^2 + 2 ulp, as the formula computed in f64 anywhere.
+        return b.mul(b.math("erfc", b.truediv(x, -_pymath.sqrt(2.0)), "libdevice.normcdf"), 0.5)
+    wide = b.cast(x, float64)
+    return b.cast(b.mul(_erfc(b, b.mul(wide, -1.0 / _pymath.sqrt(2.0))), 0.5), x.dtype)
 
 
 # The fast_* functions are CUDA's approximations; these are the accurate ones.
@@ -575,6 +517,8 @@ int_as_float = _reinterpret("int_as_float", int32, float32)
 float_as_int = _reinterpret("float_as_int", float32, int32)
 longlong_as_double = _reinterpret("longlong_as_double", int64, float64)
 double_as_longlong = _reinterpret("double_as_longlong", float64, int64)
+uint_as_float = _reinterpret("uint_as_float", uint32, float32)
+float_as_uint = _reinterpret("float_as_uint", float32, uint32)
 
 
 # --- not expressible yet ----------------------------------------------------------
@@ -592,13 +536,11 @@ _NEEDS_PRIMITIVE = "it needs a math primitive Block IR does not have"
 _DIRECTED = "Block IR rounds to nearest even only"
 UNSUPPORTED = {
     **{n: _NEEDS_PRIMITIVE for n in (
-        "asin", "acos", "atan", "atan2", "lgamma", "tgamma", "erfinv", "erfcinv", "erfcx",
+        "erfinv", "erfcinv", "erfcx",
         "normcdfinv", "j0", "j1", "jn", "y0", "y1", "yn", "cyl_bessel_i0", "cyl_bessel_i1",
         "logb", "ilogb", "ldexp", "scalbn", "frexp", "modf", "nextafter", "sincos",
         "sincospi", "tanpi", "fast_tanhf", "byte_perm", "sad", "usad", "mul24", "umul24",
         "rsqrt_rn", "double2hiint", "double2loint", "hiloint2double")},
-    **{n: "Block IR has no unsigned integer types yet" for n in (
-        "uint_as_float", "float_as_uint")},
     **{f"{op}_{mode}": _DIRECTED for op in ("div", "rcp", "sqrt", "add", "sub", "mul", "fma")
        for mode in ("rz", "rd", "ru")},
 }
