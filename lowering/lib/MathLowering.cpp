@@ -212,6 +212,20 @@ llvm::Value *StripEmitter::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> a
     return convert(emitMath(kind, wide, ScalarKind::F32), Type::scalar(ScalarKind::F32),
                    Type::scalar(elem), false);
   }
+  if (kind == OpKind::Asinh || kind == OpKind::Acosh) {
+    // SLEEF's are finite only below about 1.8e19 (f32) and 1.3e154 (f64).
+    // Past 2^28, x^2 + 1 rounds to x^2 in both types, so asinh and acosh
+    // are log(2|x|) = log|x| + log 2 there, exactly as the formula is.
+    llvm::Value *x = args[0];
+    bool odd = kind == OpKind::Asinh;
+    llvm::Value *magnitude = odd ? b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x) : x;
+    llvm::Value *big = b_.CreateFCmpOGT(magnitude, llvm::ConstantFP::get(type, 0x1p28));
+    llvm::Value *large = b_.CreateFAdd(callSleef(MathFn::Log, {magnitude}, elem),
+                                       llvm::ConstantFP::get(type, 0.69314718055994530942));
+    if (odd)
+      large = b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
+    return b_.CreateSelect(big, large, callSleef(*sleefFunction(kind), args, elem));
+  }
   if (std::optional<MathFn> fn = sleefFunction(kind))
     return callSleef(*fn, args, elem);
   llvm::Value *one = llvm::ConstantFP::get(type, 1.0);

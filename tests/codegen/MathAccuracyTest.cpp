@@ -47,6 +47,25 @@ const MathCase kCases[] = {
      2.0},
     // 1/(1+exp(-x)): exp's 1 ULP, the add's and the divide's roundings.
     {"sigmoid", sigmoidRef, -80, 80, false, 2.5, 2.5},
+    {"asin", [](long double x, long double) { return asinl(x); }, -1, 1, false, 1.0, 3.5},
+    {"acos", [](long double x, long double) { return acosl(x); }, -1, 1, false, 1.0, 3.5},
+    {"atan", [](long double x, long double) { return atanl(x); }, -1e4, 1e4, false, 1.0, 3.5},
+    {"atan2", [](long double y, long double x) { return atan2l(y, x); }, -100, 100, true, 1.0, 3.5},
+    {"sinh", [](long double x, long double) { return sinhl(x); }, -88, 88, false, 1.0, 3.5},
+    {"cosh", [](long double x, long double) { return coshl(x); }, -88, 88, false, 1.0, 3.5},
+    {"tan", [](long double x, long double) { return tanl(x); }, -100, 100, false, 1.0, 3.5},
+    // Past 2^28, log(|x|) + log 2: the fast variant takes log's 3.5-ULP one there.
+    {"asinh", [](long double x, long double) { return asinhl(x); }, -1e18f, 1e18f, false, 1.0, 3.5},
+    {"acosh", [](long double x, long double) { return acoshl(x); }, 1, 1e18f, false, 1.0, 3.5},
+    {"atanh", [](long double x, long double) { return atanhl(x); }, -1, 1, false, 1.0, 1.0},
+    {"expm1", [](long double x, long double) { return expm1l(x); }, -30, 88, false, 1.0, 1.0},
+    {"log1p", [](long double x, long double) { return log1pl(x); }, -0.99f, 1e30f, false, 1.0, 1.0},
+    {"log10", [](long double x, long double) { return log10l(x); }, 1e-30f, 1e30f, false, 1.0, 1.0},
+    {"exp10", [](long double x, long double) { return exp10l(x); }, -37, 38, false, 1.0, 3.5},
+    {"cbrt", [](long double x, long double) { return cbrtl(x); }, -1e30f, 1e30f, false, 1.0, 3.5},
+    {"tgamma", [](long double x, long double) { return tgammal(x); }, 0.01f, 30, false, 1.0, 1.0},
+    // erfc's accurate variant is SLEEF's 1.5-ULP one.
+    {"erfc", [](long double x, long double) { return erfcl(x); }, -4, 9, false, 1.5, 1.5},
     {"floor", [](long double x, long double) { return floorl(x); }, -1e6, 1e6, false, 0, 0},
     {"ceil", [](long double x, long double) { return ceill(x); }, -1e6, 1e6, false, 0, 0},
 };

@@ -277,33 +277,12 @@ def _native(name, op=None, arity=1):
     return fn
 
 
-for _name in ("asin", "acos", "atan", "sinh", "cosh", "tan", "atanh", "expm1", "log1p", "log10",
-              "exp10", "cbrt", "lgamma", "tgamma"):
+for _name in ("asin", "acos", "atan", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "expm1",
+              "log1p", "log10", "exp10", "cbrt", "lgamma", "tgamma"):
     globals()[_name] = _native(_name)
 atan2 = _native("atan2", arity=2)
 
 
-def _inverse_hyperbolic(name, odd):
-    """asinh and acosh: SLEEF's are finite only below about 1.8e19 (f32) and
-    1.3e154 (f64). Narrower types go through f64; f64 beyond 2^28 is
-    log(|x|) + log(2), exact to the rounding of the sum there."""
-    @builtin
-    def fn(x, _builder=None):
-        b = _builder
-        (x,) = _floats(b, name, x)
-        if x.dtype != float64:
-            return b.cast(fn(b.cast(x, float64), _builder=b), x.dtype)
-        a = _m(b, "abs", x) if odd else x
-        large = b.add(_m(b, "log", a), _pymath.log(2.0))
-        if odd:
-            large = _copysign(b, large, x)
-        return b.where(b.compare("gt", a, 2.0 ** 28), large, b.math(name, x, f"libdevice.{name}"))
-    fn.__name__ = name
-    return fn
-
-
-asinh = _inverse_hyperbolic("asinh", True)
-acosh = _inverse_hyperbolic("acosh", False)
 
 
 @builtin
