@@ -33,4 +33,29 @@ private:
   std::unique_ptr<Tensors> tensors_;
 };
 
+/// torch.cumsum(X, dim=1) over the caller's row-major f32 rows x n, into Y.
+class TorchCumsum {
+public:
+  TorchCumsum(float *x, float *y, int64_t rows, int64_t n);
+  ~TorchCumsum();
+  void run();
+
+private:
+  struct Tensors;
+  std::unique_ptr<Tensors> tensors_;
+};
+
+/// torch.bincount(X, minlength=bins) of the caller's int32 values (widened to
+/// int64 once, as bincount takes), the counts left in libtorch's own tensor.
+class TorchBincount {
+public:
+  TorchBincount(const int32_t *x, int64_t n, int64_t bins);
+  ~TorchBincount();
+  void run();
+
+private:
+  struct Tensors;
+  std::unique_ptr<Tensors> tensors_;
+};
+
 } // namespace blockc::bench
