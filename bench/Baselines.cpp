@@ -180,4 +180,18 @@ void baselineSoftmaxSleef(const float *in, float *out, int64_t cols, int64_t row
   }
 }
 
+void baselineCumsumRows(const float *in, float *out, int64_t cols, int64_t rowBegin,
+                        int64_t rowEnd) {
+  for (int64_t r = rowBegin; r < rowEnd; ++r) {
+    float running = 0.f;
+    for (int64_t c = 0; c < cols; ++c)
+      out[r * cols + c] = running += in[r * cols + c];
+  }
+}
+
+void baselineHistogram(const int32_t *values, int32_t *counts, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i)
+    ++counts[values[i]];
+}
+
 } // namespace blockc::bench

@@ -31,5 +31,10 @@ void baselineRmsNorm(const float *in, float *out, const float *w, float *rstd, i
                      float eps, int64_t rowBegin, int64_t rowEnd);
 /// Exact GELU over [begin, end): y = x / 2 * (1 + std::erf(x / sqrt(2))).
 void baselineGelu(const float *in, float *out, int64_t begin, int64_t end);
+/// Row-wise prefix sums of rows [rowBegin, rowEnd): out[r][c] = in[r][0] + ... + in[r][c].
+void baselineCumsumRows(const float *in, float *out, int64_t cols, int64_t rowBegin,
+                        int64_t rowEnd);
+/// Adds one to counts[values[i]] for i in [begin, end): the caller's private counts.
+void baselineHistogram(const int32_t *values, int32_t *counts, int64_t begin, int64_t end);
 
 } // namespace blockc::bench

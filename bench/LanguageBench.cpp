@@ -11,6 +11,7 @@
 // blockc faster).
 //
 //===----------------------------------------------------------------------===//
+#include "Baselines.h"
 #include "BenchSupport.h"
 #include "ExampleKernels.h"
 #ifdef BLOCKC_BENCH_LIBTORCH
@@ -82,11 +83,7 @@ void cumsumLoop(benchmark::State &state) {
   Buffer x = makeBuffer(kRows * kCols, 1), y = makeBuffer(kRows * kCols, 2);
   for (auto _ : state)
     parallelRanges(int(state.range(0)), kRows, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        float running = 0.f;
-        for (int64_t c = 0; c < kCols; ++c)
-          y[r * kCols + c] = running += x[r * kCols + c];
-      }
+      baselineCumsumRows(x.get(), y.get(), kCols, begin, end);
     });
   state.SetBytesProcessed(state.iterations() * kRows * kCols * 8);
 }
@@ -126,8 +123,7 @@ void histogramLoop(benchmark::State &state) {
     parallelRanges(threads, kValues, [&](int64_t begin, int64_t end) {
       std::vector<int32_t> &mine = partial[omp_get_thread_num()];
       std::fill(mine.begin(), mine.end(), 0);
-      for (int64_t i = begin; i < end; ++i)
-        ++mine[x[i]];
+      baselineHistogram(x.data(), mine.data(), begin, end);
     });
     std::fill(bins.begin(), bins.end(), 0);
     for (const auto &p : partial)
