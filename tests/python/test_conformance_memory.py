@@ -370,3 +370,47 @@ def test_numpy_views_and_bools():
     bool_memory_kernel[(1,)](m, f, out, pos, BLOCK, BLOCK=BLOCK)
     assert_equal(out, np.where(m, f, 0.0))
     assert_equal(pos, np.where(m, f, 0.0) > 0)
+
+
+# --- tensor descriptors
+
+
+@triton.jit
+def descriptor_copy_kernel(x_ptr, y_ptr, z_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    xd = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    yd = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    block = xd.load([pid_m * BM, pid_n * BN])
+    yd.store([pid_m * BM, pid_n * BN], block * 2 + 1)
+    # The function spelling; past the edges a load reads zeros, which the whole
+    # block (stored unmasked into z) shows.
+    again = tl.load_tensor_descriptor(xd, [pid_m * BM, pid_n * BN])
+    rows = pid_m * BM + tl.arange(0, BM)[:, None]
+    cols = pid_n * BN + tl.arange(0, BN)[None, :]
+    padded_cols = tl.num_programs(1) * BN
+    tl.store(z_ptr + rows * padded_cols + cols, again)
+
+
+@pytest.mark.parametrize("m,n", [(37, 45), (16, 16), (5, 70)])
+def test_tensor_descriptor_load_and_store(m, n):
+    x = rand(rng(30), (m, n), "float32")
+    y = empty((m, n), "float32")
+    bm, bn = 16, 16
+    gm, gn = triton.cdiv(m, bm), triton.cdiv(n, bn)
+    z = empty((gm * bm, gn * bn), "float32")
+    descriptor_copy_kernel[(gm, gn)](to_torch(x), y, z, m, n, BM=bm, BN=bn)
+    assert_equal(y, x * 2 + 1)
+    padded = np.zeros((gm * bm, gn * bn), np.float32)
+    padded[:m, :n] = x
+    assert_equal(z, padded)
+
+
+@triton.jit
+def strided_descriptor_kernel(x_ptr, N, BN: tl.constexpr):
+    tl.make_tensor_descriptor(x_ptr, shape=[N, N], strides=[N, 2], block_shape=[BN, BN])
+
+
+@blockc_only
+def test_tensor_descriptor_needs_a_contiguous_last_dimension():
+    with pytest.raises(triton.CompilationError, match="contiguous"):
+        strided_descriptor_kernel[(1,)](empty(16, "float32"), 4, BN=4)

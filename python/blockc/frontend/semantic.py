@@ -13,7 +13,7 @@ import re
 
 from . import dtypes
 from .dtypes import float16, float32, float64, bfloat16, int1, int8, int32, int64
-from .values import tensor, block_pointer
+from .values import tensor, block_pointer, tensor_descriptor
 
 
 def broadcast_shapes(a, b):
@@ -928,6 +928,44 @@ class Builder:
                              [self._scalar_int(s, int64, "strides") for s in strides],
                              [self._scalar_int(o, int32, "offsets") for o in offsets],
                              block_shape, tuple(order))
+
+    def make_tensor_descriptor(self, base, shape, strides, block_shape):
+        base = self.to_tensor(base)
+        if not base.dtype.is_ptr() or base.shape:
+            raise TypeError(f"tl.make_tensor_descriptor needs a scalar pointer base, got "
+                            f"{base.bir_type}")
+        rank = len(block_shape)
+        if not (len(shape) == len(strides) == rank) or not 1 <= rank <= MAX_RANK:
+            raise ValueError("tl.make_tensor_descriptor: shape, strides and block_shape must "
+                             f"have the same length, 1 to {MAX_RANK}")
+        last = strides[-1]
+        if not isinstance(last, tensor) and int(last) != 1:
+            raise ValueError(f"tl.make_tensor_descriptor: the last dimension must be "
+                             f"contiguous (stride 1), got stride {last}")
+        return tensor_descriptor(base, [self._scalar_int(s, int64, "shape") for s in shape],
+                                 [self._scalar_int(s, int64, "strides") for s in strides],
+                                 tuple(int(d) for d in block_shape))
+
+    def _descriptor_block(self, desc, offsets, what):
+        if not isinstance(desc, tensor_descriptor):
+            raise TypeError(f"{what} needs a tensor descriptor (tl.make_tensor_descriptor)")
+        offsets = list(offsets) if isinstance(offsets, (list, tuple)) else [offsets]
+        if len(offsets) != len(desc.block_shape):
+            raise ValueError(f"{what}: {len(offsets)} offsets for a descriptor of rank "
+                             f"{len(desc.block_shape)}")
+        order = tuple(reversed(range(len(desc.block_shape))))
+        return block_pointer(desc.base, desc.shape_values, desc.strides,
+                             [self._scalar_int(o, int32, "offsets") for o in offsets],
+                             desc.block_shape, order)
+
+    def descriptor_load(self, desc, offsets):
+        block = self._descriptor_block(desc, offsets, "tensor descriptor load")
+        return self.load(block, boundary_check=tuple(range(len(desc.block_shape))),
+                         padding_option="zero")
+
+    def descriptor_store(self, desc, offsets, value):
+        block = self._descriptor_block(desc, offsets, "tensor descriptor store")
+        return self.store(block, value, boundary_check=tuple(range(len(desc.block_shape))))
 
     def advance(self, pointer, offsets):
         if not isinstance(pointer, block_pointer):

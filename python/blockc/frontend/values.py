@@ -92,6 +92,34 @@ class block_pointer:
         return f"block_pointer({self.base!r}, block_shape={self.block_shape})"
 
 
+class tensor_descriptor:
+    """`tl.make_tensor_descriptor(base, shape, strides, block_shape)`: a
+    tensor in memory and the block it is read in. A CPU has no tensor memory
+    accelerator: each load or store at `offsets` is the block pointer's
+    access, every dimension bounds-checked, out-of-bounds reads zero."""
+
+    def __init__(self, base, shape, strides, block_shape):
+        self.base = base
+        self.shape_values = list(shape)
+        self.strides = list(strides)
+        self.block_shape = tuple(block_shape)
+
+    @property
+    def dtype(self):
+        return self.base.dtype.element_ty
+
+    @builtin
+    def load(self, offsets, _builder=None):
+        return _builder.descriptor_load(self, offsets)
+
+    @builtin
+    def store(self, offsets, value, _builder=None):
+        return _builder.descriptor_store(self, offsets, value)
+
+    def __repr__(self):
+        return f"tensor_descriptor({self.base!r}, block_shape={self.block_shape})"
+
+
 def scalar_dtype(value):
     if isinstance(value, tensor):
         return value.dtype

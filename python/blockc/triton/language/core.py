@@ -555,7 +555,20 @@ gather = _missing("gather", "Block IR has no gather along an axis yet")
 device_print = _missing("device_print", "Block IR has no printing")
 device_assert = _missing("device_assert", "Block IR has no device assertions")
 inline_asm_elementwise = _missing("inline_asm_elementwise", "Block IR has no inline assembly")
-make_tensor_descriptor = _missing("make_tensor_descriptor", "Block IR has no tensor descriptors")
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, _builder=None):
+    return _builder.make_tensor_descriptor(base, [_c(s) for s in shape], [_c(s) for s in strides],
+                                           _shape(block_shape))
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets, _builder=None):
+    return _builder.descriptor_load(desc, [_c(o) for o in offsets])
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value, _builder=None):
+    return _builder.descriptor_store(desc, [_c(o) for o in offsets], _c(value))
 
 
 # --- tensor methods ---------------------------------------------------------
