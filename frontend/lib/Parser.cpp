@@ -733,6 +733,8 @@ bool Parser::parseOpBody(Operation &op) {
     return parseAtomic(op);
   case OpClass::Combining:
     return parseCombining(op);
+  case OpClass::Assert:
+    return parseOperands(op, 1);
   case OpClass::Call:
     if (!at(TokenKind::FuncName))
       return errorHere("expected a callee like '@f', got " + describeToken());

@@ -681,6 +681,13 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
     return inferReduce(op, results);
   case OpClass::Combining:
     return inferCombining(op, results);
+  case OpClass::Assert:
+    if (auto e = expectOperands(op, 1))
+      return e;
+    if (!op.operands[0]->type().isBool())
+      return operandError(0, "'assert' checks an i1 condition, got " +
+                                 quote(op.operands[0]->type()));
+    return std::nullopt;
   case OpClass::Dot:
     return inferDot(op, results);
   case OpClass::Call:

@@ -116,7 +116,6 @@ void BoundsChecks::begin(const Function &fn, llvm::Value *args,
 
 void BoundsChecks::check(const Operation &op, llvm::Value *pointers, llvm::Value *mask) {
   llvm::IRBuilder<> &b = strips_.builder();
-  llvm::LLVMContext &ctx = b.getContext();
   llvm::Function *kernel = b.GetInsertBlock()->getParent();
   const Value *pointer = op.operands[0];
   llvm::Type *memTy = strips_.memoryType(Type::scalar(pointer->type().kind()));
@@ -158,19 +157,43 @@ void BoundsChecks::check(const Operation &op, llvm::Value *pointers, llvm::Value
   if (mask)
     bad = b.CreateAnd(bad, mask);
   llvm::Value *any = vector ? b.CreateOrReduce(bad) : bad;
+  reportIf(op, any, [&]() -> Failure {
+    llvm::Value *laneOffset = offset;
+    if (vector) {
+      llvm::Value *lane = b.CreateIntrinsic(llvm::Intrinsic::experimental_cttz_elts,
+                                            {b.getInt64Ty(), bad->getType()}, {bad, b.getTrue()});
+      laneOffset = b.CreateExtractElement(offset, lane);
+    }
+    return {op.kind() == OpKind::Load ? kLoadFailed : kWriteFailed, from ? from->index : -1,
+            from ? b.CreateSDiv(laneOffset, b.getInt64(elementBytes)) : laneOffset,
+            b.CreateSDiv(extent, b.getInt64(elementBytes))};
+  });
+}
+
+void BoundsChecks::failUnless(const Operation &op, llvm::Value *condition) {
+  llvm::IRBuilder<> &b = strips_.builder();
+  llvm::Value *bad = b.CreateNot(condition);
+  bool vector = condition->getType()->isVectorTy();
+  if (vector)
+    if (llvm::Value *active = strips_.activeLanes())
+      bad = b.CreateAnd(bad, active);
+  reportIf(op, vector ? b.CreateOrReduce(bad) : bad,
+           [&]() -> Failure { return {kAssertFailed, -1, b.getInt64(0), b.getInt64(0)}; });
+}
+
+void BoundsChecks::reportIf(const Operation &op, llvm::Value *failed,
+                            const std::function<Failure()> &describe) {
+  llvm::IRBuilder<> &b = strips_.builder();
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::Function *kernel = b.GetInsertBlock()->getParent();
   auto *fail = llvm::BasicBlock::Create(ctx, "bounds.fail", kernel);
   auto *record = llvm::BasicBlock::Create(ctx, "bounds.record", kernel);
   auto *stop = llvm::BasicBlock::Create(ctx, "bounds.stop", kernel);
   auto *pass = llvm::BasicBlock::Create(ctx, "bounds.ok", kernel);
-  b.CreateCondBr(any, fail, pass);
+  b.CreateCondBr(failed, fail, pass);
 
   b.SetInsertPoint(fail);
-  llvm::Value *laneOffset = offset;
-  if (vector) {
-    llvm::Value *lane = b.CreateIntrinsic(llvm::Intrinsic::experimental_cttz_elts,
-                                          {b.getInt64Ty(), bad->getType()}, {bad, b.getTrue()});
-    laneOffset = b.CreateExtractElement(offset, lane);
-  }
+  Failure failure = describe();
   llvm::StructType *report = reportType(ctx);
   auto field = [&](ReportField f) { return b.CreateStructGEP(report, report_, f); };
   // The first program to fail records; the others only stop.
@@ -183,13 +206,12 @@ void BoundsChecks::check(const Operation &op, llvm::Value *pointers, llvm::Value
   SourceLoc loc = op.loc();
   b.CreateStore(b.getInt32(loc.line), field(Line));
   b.CreateStore(b.getInt32(loc.col), field(Column));
-  b.CreateStore(b.getInt32(op.kind() != OpKind::Load), field(IsStore));
-  b.CreateStore(b.getInt32(from ? from->index : -1), field(Argument));
+  b.CreateStore(b.getInt32(failure.kind), field(IsStore));
+  b.CreateStore(b.getInt32(failure.argument), field(Argument));
   for (unsigned axis = 0; axis < 3; ++axis)
     b.CreateStore(programIds_[axis], field(ReportField(PidX + axis)));
-  b.CreateStore(from ? b.CreateSDiv(laneOffset, b.getInt64(elementBytes)) : laneOffset,
-                field(Offset));
-  b.CreateStore(b.CreateSDiv(extent, b.getInt64(elementBytes)), field(Extent));
+  b.CreateStore(failure.offset, field(Offset));
+  b.CreateStore(failure.extent, field(Extent));
   b.CreateBr(stop);
 
   b.SetInsertPoint(stop);

@@ -15,6 +15,7 @@
 
 #include "StripEmitter.h"
 
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -34,8 +35,23 @@ public:
   /// Before `op` touches `pointers` (scalar or strip) under `mask` (null: all
   /// lanes): records the first lane outside its argument and returns.
   void check(const Operation &op, llvm::Value *pointers, llvm::Value *mask);
+  /// `assert`: where `condition` (scalar or strip) is false in an active
+  /// lane, records the op and returns.
+  void failUnless(const Operation &op, llvm::Value *condition);
 
 private:
+  /// What a report says failed: blockc_bounds_report's `is_store` field.
+  enum FailureKind { kLoadFailed = 0, kWriteFailed = 1, kAssertFailed = 2 };
+  struct Failure {
+    FailureKind kind;
+    int argument;
+    llvm::Value *offset; ///< i64, in elements
+    llvm::Value *extent; ///< i64, in elements
+  };
+  /// Where `failed` (i1), the first program to get there records the
+  /// failure `describe` builds (in the failing branch) and every one returns.
+  void reportIf(const Operation &op, llvm::Value *failed, const std::function<Failure()> &describe);
+
   struct CheckedParam {
     llvm::Value *base;
     int index;

@@ -114,6 +114,8 @@ void KernelCodeGen::emitOp(const Operation &op) {
   case OpKind::ReduceWith:
   case OpKind::Scan:
     return emitCombining(op);
+  case OpKind::Assert:
+    return emitAssert(op);
   case OpKind::Yield:
   case OpKind::Return:
     return; // handled by the enclosing for/if

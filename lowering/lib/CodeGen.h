@@ -204,6 +204,9 @@ private:
 
   // --- Reductions and scans with a combine body (CodeGenCombine.cpp) ---
   void emitCombining(const Operation &op);
+  /// `assert`: checked where bounds checks give failures a report, a no-op
+  /// elsewhere (docs/block-ir.md, section 10.15).
+  void emitAssert(const Operation &op);
   /// The combine body of `op` applied to (left, right), one value per
   /// operand, all scalars or all strips; returns what the body yields.
   llvm::SmallVector<llvm::Value *, 4> applyCombiner(const Operation &op,

@@ -1,4 +1,4 @@
-//===- CodeGenAtomics.cpp - Atomic read-modify-write and compare-and-swap --===//
+//===- CodeGenAtomics.cpp - Atomics, and the checks of `assert` ------------===//
 //
 // No ISA blockc targets has a vector atomic, so a block atomic runs lane by
 // lane: each active lane is one LLVM atomicrmw or cmpxchg at system scope
@@ -172,6 +172,19 @@ void KernelCodeGen::emitAtomic(const Operation &op) {
   }
   forEachElement(type.shape(), [&](const Coords &coords) {
     storeBuffer(buffer, type, coords, lane(coords), false);
+  });
+}
+
+void KernelCodeGen::emitAssert(const Operation &op) {
+  if (!bounds_)
+    return;
+  const Value *condition = op.operands[0];
+  if (condition->type().isScalar()) {
+    bounds_->failUnless(op, eval(condition, {}, false));
+    return;
+  }
+  forEachStrip(condition->type().shape(), [&](const Coords &coords, bool vector) {
+    bounds_->failUnless(op, eval(condition, coords, vector));
   });
 }
 

@@ -164,7 +164,8 @@ py::object Kernel::launch(py::handle gridValue, py::handle argsValue, py::handle
   py::dict violation;
   violation["line"] = report.line;
   violation["column"] = report.column;
-  violation["is_store"] = bool(report.is_store);
+  violation["is_store"] = report.is_store == 1;
+  violation["kind"] = report.is_store == 2 ? "assert" : report.is_store ? "store" : "load";
   violation["argument"] = report.argument;
   violation["pid"] = py::make_tuple(report.pid_x, report.pid_y, report.pid_z);
   violation["offset"] = report.offset;

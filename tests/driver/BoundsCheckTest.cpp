@@ -10,6 +10,7 @@
 #include "RunProcess.h"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
 
@@ -155,4 +156,39 @@ TEST(BoundsCheck, HeaderOfABoundsCheckedKernelIsRefused) {
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("--emit=header cannot describe a --check-bounds kernel"), std::string::npos)
       << r.err;
+}
+
+// `assert`: with --check-bounds a false lane stops the launch with the op's
+// place; without it the op is not checked (as Triton checks device
+// assertions only under TRITON_DEBUG).
+TEST(AssertCheck, FalseLaneStopsTheLaunchUnderCheckBounds) {
+  fs::path dir = freshDir("assert_check");
+  fs::path kernel = dir / "assert.bir";
+  {
+    std::ofstream out(kernel);
+    out << "kernel @positive(%x: ptr<i32>, %n: i32) {\n"
+           "  %r = arange 0, 64\n"
+           "  %m = cmp lt %r, %n\n"
+           "  %p = addptr %x, %r\n"
+           "  %v = load %p, mask=%m\n"
+           "  %zero = const 0 : i32\n"
+           "  %ok = cmp ge %v, %zero\n"
+           "  assert %ok\n"
+           "}\n";
+  }
+  auto run = [&](const std::string &values, bool check) {
+    return runCommand("BLOCKC_CACHE_DIR=off '" BLOCKC_BINARY "' run " + kernel.string() +
+                      " --grid 1 --arg x=64xi32=" + values + " --arg n=64" +
+                      (check ? " --check-bounds" : ""));
+  };
+  ProcessResult ok = run("3", true);
+  EXPECT_EQ(ok.exitCode, 0) << ok.err;
+  ProcessResult bad = run("-3", true);
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.err.find("assert.bir:8:3: error: assertion failed in kernel @positive, program "
+                         "(0, 0, 0)"),
+            std::string::npos)
+      << bad.err;
+  ProcessResult unchecked = run("-3", false);
+  EXPECT_EQ(unchecked.exitCode, 0) << unchecked.err;
 }

@@ -249,3 +249,36 @@ def test_do_bench_and_assert_close():
     triton.testing.assert_close(np.ones(3), np.ones(3) + 1e-3)
     with pytest.raises(AssertionError):
         triton.testing.assert_close(np.ones(3), np.ones(3) + 1e-1)
+
+
+# --- device assertions
+
+
+def _nonnegative_body(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.device_assert(x >= 0, "x must be non-negative")
+    assert tl.max(x, axis=0) < 1000, "x must stay below 1000"
+
+
+checked_kernel = triton.jit(debug=True)(_nonnegative_body)
+unchecked_kernel = triton.jit(_nonnegative_body)
+
+
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"),
+                    reason="blockc's DeviceAssertionError; the interpreter raises its own")
+def test_device_assert_is_checked_in_debug_builds_only():
+    good = np.arange(100, dtype=np.int32)
+    checked_kernel[(4,)](good, 100, BLOCK=32)  # every lane holds: nothing raised
+    bad = good.copy()
+    bad[70] = -1
+    unchecked_kernel[(4,)](bad, 100, BLOCK=32)  # as Triton: not checked without debug
+    with pytest.raises(triton.DeviceAssertionError,
+                       match=r"(?s)test_frontend_runtime\.py:\d+: device assertion failed in "
+                             r"kernel _nonnegative_body, program \(2, 0, 0\): x must be "
+                             r"non-negative.*tl\.device_assert"):
+        checked_kernel[(4,)](bad, 100, BLOCK=32)
+    big = good.copy()
+    big[5] = 5000
+    with pytest.raises(AssertionError, match="x must stay below 1000"):
+        checked_kernel[(4,)](big, 100, BLOCK=32)

@@ -211,6 +211,14 @@ private:
 
 std::string describeViolation(const blockc_bounds_report &r, const JitKernel &kernel,
                               const SourceFile &file) {
+  Diagnostic d;
+  d.loc = {unsigned(r.line), unsigned(r.column)};
+  if (r.is_store == 2) {
+    d.message = "assertion failed in kernel @" + kernel.name + ", program (" +
+                std::to_string(r.pid_x) + ", " + std::to_string(r.pid_y) + ", " +
+                std::to_string(r.pid_z) + "); the launch stopped";
+    return formatDiagnostic(d, &file);
+  }
   std::string what = r.is_store ? "store" : "load";
   std::string where;
   if (r.argument >= 0 && size_t(r.argument) < kernel.params.size()) {
@@ -222,8 +230,6 @@ std::string describeViolation(const blockc_bounds_report &r, const JitKernel &ke
     std::snprintf(address, sizeof address, "%#llx", (unsigned long long)r.offset);
     where = std::string("address ") + address + ", inside no argument's buffer";
   }
-  Diagnostic d;
-  d.loc = {unsigned(r.line), unsigned(r.column)};
   d.message = "out-of-bounds " + what + " in kernel @" + kernel.name + ", program (" +
               std::to_string(r.pid_x) + ", " + std::to_string(r.pid_y) + ", " +
               std::to_string(r.pid_z) + "): " + where +

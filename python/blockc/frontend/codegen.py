@@ -127,12 +127,15 @@ class Translation:
     the names of the pointer parameters the kernel may store through; and
     the outside values it read (watch.py)."""
 
-    def __init__(self, text, kernel_name, places, stored_params=frozenset(), watched=None):
+    def __init__(self, text, kernel_name, places, stored_params=frozenset(), watched=None,
+                 assert_messages=None):
         self.text = text
         self.kernel_name = kernel_name
         self.places = places
         self.stored_params = stored_params
         self.watched = watched if watched is not None else Watched()
+        # Block IR line -> the message of the device assertion on it.
+        self.assert_messages = assert_messages or {}
 
 
 _BINARY = {
@@ -199,12 +202,15 @@ class _Bind(ast.stmt):
 
 
 class Translator(ControlFlow, ast.NodeVisitor):
-    def __init__(self, language):
+    def __init__(self, language, debug=False):
         # The triton.language module: the translator recognises its ranges
         # and constexpr marker by identity.
         self.tl = language
         self.emitter = Emitter()
         self.builder = Builder(self.emitter)
+        # Device assertions are checked only in debug builds (TRITON_DEBUG=1),
+        # as Triton checks them.
+        self.builder.debug = debug
         # Builtins that take a @triton.jit function (tl.reduce's combine_fn)
         # have the translator inline it where they need its body.
         self.builder.call_jit = self._call_jit
@@ -249,7 +255,12 @@ class Translator(ControlFlow, ast.NodeVisitor):
         stored = frozenset(pointer_params[h] for h in
                            self.builder.reaching(self.builder.stored_through)
                            if h in pointer_params)
-        return Translation(text, name, places, stored, self.watched)
+        messages = {}
+        for number, line in enumerate(text.splitlines(), 1):
+            words = line.split()
+            if len(words) == 2 and words[0] == "assert":
+                messages[number] = self.builder.assert_messages.get(words[1], "")
+        return Translation(text, name, places, stored, self.watched, messages)
 
     # --- errors -------------------------------------------------------------
 
@@ -362,8 +373,10 @@ class Translator(ControlFlow, ast.NodeVisitor):
     def visit_Assert(self, node):
         test = _unwrap(self.visit(node.test))
         if _has_tensor(test):
-            raise self.unsupported(node, "assert on a runtime value (tl.device_assert): Block IR "
-                                   "has no device assertions")
+            # As Triton: an assert on a run-time value is tl.device_assert.
+            message = "" if node.msg is None else str(_unwrap(self.visit(node.msg)))
+            self.builder.device_assert(test, message)
+            return
         if not test:
             message = "" if node.msg is None else f": {self.visit(node.msg)}"
             raise self.error(node, f"assertion failed{message}")

@@ -77,6 +77,9 @@ class Builder:
         # make the array it came from a store target.
         self.pointer_sources = {}
         self.stored_through = []
+        self.debug = False
+        # The handle of each asserted condition -> its message.
+        self.assert_messages = {}
 
     # --- emission ---------------------------------------------------------
 
@@ -798,6 +801,17 @@ class Builder:
             x = self.cast(x, int32)
         combine = self.add if what == "sum" else self.mul
         return self.combining("scan", x, axis, combine, reverse=reverse)
+
+    def device_assert(self, condition, message=""):
+        """tl.device_assert: checked (a failure stops the launch with the
+        message and the Python line) only in debug builds, as in Triton."""
+        if not isinstance(message, str):
+            raise TypeError(f"tl.device_assert: the message must be a string, got {message!r}")
+        condition = self.to_i1(condition)
+        if not self.debug:
+            return
+        self.assert_messages[condition.handle] = message
+        self.statement(f"assert {condition.handle}")
 
     # --- memory -----------------------------------------------------------
 

@@ -218,7 +218,7 @@ int blockc_launch_kernel(blockc_kernel_fn kernel, void **args, blockc_grid grid,
 typedef struct blockc_bounds_report {
   int32_t failed;       /* 0, or 1 once a violation is recorded */
   int32_t line, column; /* the load or store in the .bir source */
-  int32_t is_store;     /* 1 for a store or an atomic (it writes), 0 for a load */
+  int32_t is_store;     /* 0 a load, 1 a store or an atomic (it writes), 2 an assert */
   int32_t argument;     /* the parameter it was derived from; -1 if unknown */
   int32_t pid_x, pid_y, pid_z;
   int64_t offset; /* of the first bad lane, in elements from the argument */

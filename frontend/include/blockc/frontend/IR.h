@@ -50,6 +50,7 @@ enum class OpClass : uint8_t {
   Reduce,
   Combining,
   Dot,
+  Assert,
   Call,
   For,
   While,

@@ -553,7 +553,11 @@ def histogram(input, num_bins, mask=None, _builder=None):
 
 gather = _missing("gather", "Block IR has no gather along an axis yet")
 device_print = _missing("device_print", "Block IR has no printing")
-device_assert = _missing("device_assert", "Block IR has no device assertions")
+@builtin
+def device_assert(cond, msg="", _builder=None):
+    return _builder.device_assert(_c(cond), _c(msg))
+
+
 inline_asm_elementwise = _missing("inline_asm_elementwise", "Block IR has no inline assembly")
 @builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, _builder=None):

@@ -49,6 +49,11 @@ class KernelArgumentError(TypeError):
     """An argument a kernel cannot take, named with the kernel's place."""
 
 
+class DeviceAssertionError(AssertionError):
+    """A tl.device_assert (or `assert`) that failed in a kernel compiled with
+    TRITON_DEBUG=1, debug=True or check_bounds=True."""
+
+
 class BoundsError(IndexError):
     """A load or store outside its argument's buffer, found by a kernel
     compiled with bounds checks (TRITON_DEBUG=1 or check_bounds=True)."""
@@ -350,7 +355,7 @@ class JITFunction:
                                     "(np.array(x) copies one)")
 
     def _compile(self, params, check_bounds):
-        translation = Translator(language).translate_kernel(self.fn, params)
+        translation = Translator(language, debug=check_bounds).translate_kernel(self.fn, params)
         _dump(translation)
         bir_name = f"{self.__name__}.bir"
         try:
@@ -364,6 +369,14 @@ class JITFunction:
     def _bounds_error(self, compiled, report):
         what = "store" if report["is_store"] else "load"
         place = compiled.python_place(report["line"])
+        if report.get("kind") == "assert":
+            message = compiled.translation.assert_messages.get(report["line"], "")
+            line = linecache.getline(place[0], place[1]).rstrip() if place else ""
+            where = f"{place[0]}:{place[1]}: " if place else ""
+            return DeviceAssertionError(
+                f"{where}device assertion failed in kernel {self.__name__}, program "
+                f"{tuple(report['pid'])}" + (f": {message}" if message else "") +
+                "; the launch stopped" + (f"\n  {line}" if line else ""))
         where = f"{place[0]}:{place[1]}: " if place else ""
         argument = report["argument"]
         names = [_shown(p.name) for p in compiled.runtime_params]
