@@ -5,7 +5,7 @@ errors name the kernel and what is wrong with the arguments.
 
 Two kinds of kernels: type errors that Triton rejects too, and constructs that Triton
 accepts but Block IR lacks (device
-printing, fp8 types, sorting). The second kind runs only against blockc: under Triton's interpreter it
+printing, fp8 types). The second kind runs only against blockc: under Triton's interpreter it
 would simply work."""
 
 import numpy as np

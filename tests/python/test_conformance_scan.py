@@ -245,3 +245,25 @@ def bad_combine_kernel(x_ptr, N: tl.constexpr):
 def test_combine_function_returning_the_wrong_number_of_values_is_an_error():
     with pytest.raises(triton.CompilationError, match="returns 2 values for 1 inputs"):
         bad_combine_kernel[(1,)](empty(16, "float32"), N=16)
+
+
+@triton.jit
+def sort_kernel(x_ptr, up_ptr, down_ptr, top_ptr, R: tl.constexpr, N: tl.constexpr,
+                K: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(up_ptr + offs, tl.sort(x))
+    tl.store(down_ptr + offs, tl.sort(x, descending=True))
+    tl.store(top_ptr + tl.arange(0, R)[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int8", "float16"])
+@pytest.mark.parametrize("r,n,k", [(3, 16, 4), (1, 128, 8), (4, 2, 1), (2, 64, 64)])
+def test_sort_and_topk(dtype, r, n, k):
+    x = rand(rng(n + r), (r, n), dtype)  # ints over their whole range: ties and extremes
+    up, down, top = empty((r, n), dtype), empty((r, n), dtype), empty((r, k), dtype)
+    sort_kernel[(1,)](to_torch(x, dtype), up, down, top, R=r, N=n, K=k)
+    ascending = np.sort(x, axis=1)
+    assert_equal(up, ascending)
+    assert_equal(down, ascending[:, ::-1])
+    assert_equal(top, ascending[:, ::-1][:, :k])

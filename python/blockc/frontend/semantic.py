@@ -771,6 +771,70 @@ class Builder:
         stacked = self.permute(joined, (rank,) + tuple(range(rank)))  # [2] + S
         return self.reshape(stacked, (2 * a.shape[0],) + a.shape[1:])
 
+    def sort(self, x, dim=None, descending=False):
+        """`tl.sort` along the last dimension (as Triton: the only one it
+        sorts), a power of two long: a bitonic network. Each compare-exchange
+        step views the rows as [rows, n / 2d, 2, d], takes the two halves of
+        every pair with one reduction over the pair axis, exchanges them where
+        they are out of order for their run's direction, and selects them back
+        in place: whole blocks, no per-element loop in the kernel."""
+        x = self.to_tensor(x)
+        if not x.shape:
+            raise ValueError("tl.sort: the input is a scalar, not a block")
+        rank = len(x.shape)
+        dim = rank - 1 if dim is None else (dim + rank if dim < 0 else dim)
+        if dim != rank - 1:
+            raise ValueError(f"tl.sort sorts along the last dimension only (as Triton), got "
+                             f"dim={dim} for a block of rank {rank}")
+        n = x.shape[-1]
+        if n & (n - 1):
+            raise ValueError(f"tl.sort needs a power-of-two length, got {n}")
+        if x.dtype.is_ptr():
+            raise TypeError(f"tl.sort of pointers ({x.dtype})")
+        rows = x.numel // n
+        y = self.reshape(x, (rows, n))
+        stages = n.bit_length() - 1
+        for stage in range(1, stages + 1):
+            for step in range(stage - 1, -1, -1):
+                y = self._compare_exchange(y, rows, n, stage, step, descending)
+        return self.reshape(y, x.shape)
+
+    def _compare_exchange(self, y, rows, n, stage, step, descending):
+        d = 1 << step
+        groups = n // (2 * d)
+        y4 = self.reshape(y, (rows, groups, 2, d))
+        lower, upper = self.combining("reduce", (y4, y4), 2, lambda l0, l1, r0, r1: (l0, r1))
+        # The run a pair belongs to sorts downward where bit `stage` of its
+        # index is set: bit (stage - step - 1) of its group number.
+        group = self.expand_dims(self.expand_dims(self.arange(0, groups), 0), 2)
+        bit = self.bitwise("and", self.shift("shr", group, stage - step - 1), 1)
+        downward = self.compare("ne", bit, 0)
+        if descending:
+            downward = self.logical_not(downward)
+        out_of_order = self.compare("gt", lower, upper)
+        in_reverse = self.compare("lt", lower, upper)
+        swap = self.where(downward, in_reverse, out_of_order)
+        new_lower = self.where(swap, upper, lower)
+        new_upper = self.where(swap, lower, upper)
+        half = self.compare("eq", self.expand_dims(self.expand_dims(
+            self.expand_dims(self.arange(0, 2), 0), 0), 3), 0)
+        placed = self.where(half, self.expand_dims(new_lower, 2), self.expand_dims(new_upper, 2))
+        return self.reshape(placed, (rows, n))
+
+    def topk(self, x, k, dim=None):
+        """`tl.topk`: the k largest elements along the last dimension, largest
+        first: a descending sort, then the first k of every row."""
+        x = self.to_tensor(x)
+        if not isinstance(k, int) or k < 1 or not x.shape or k > x.shape[-1] or k & (k - 1):
+            raise ValueError(f"tl.topk needs a power-of-two constexpr k up to the last "
+                             f"dimension, got {k!r} for shape {list(x.shape)}")
+        n = x.shape[-1]
+        ordered = self.sort(x, dim, descending=True)
+        rows = x.numel // n
+        chunks = self.reshape(ordered, (rows, n // k, k))
+        first, = self.combining("reduce", (chunks,), 1, lambda left, right: (left,))
+        return self.reshape(first, x.shape[:-1] + (k,))
+
     def histogram(self, x, num_bins, mask=None):
         """`tl.histogram`: int32 counts of the values 0 .. num_bins - 1 (others
         and masked-off elements count nowhere), as one compare of every

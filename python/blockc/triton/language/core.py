@@ -544,7 +544,11 @@ def cat(input, other, can_reorder=False, _builder=None):
     return _builder.cat(input, other, _c(can_reorder))
 
 
-sort = _missing("sort", "Block IR has no sort yet")
+@builtin
+def sort(x, dim=None, descending=False, _builder=None):
+    return _builder.sort(x, _c(dim), _c(descending))
+
+
 flip = _missing("flip", "Block IR has no flip yet")
 @builtin
 def histogram(input, num_bins, mask=None, _builder=None):

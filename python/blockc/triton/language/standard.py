@@ -1,7 +1,7 @@
 """`triton.language.standard`: Triton's standard library, built from the
 builtins in core.py. Each function is a builtin, so an error in a call points
-at the kernel's line; the ones Block IR cannot express yet (scans, sorts,
-interleave, xor and or reductions) are errors naming themselves.
+at the kernel's line; the ones blockc cannot express yet (bitonic_merge) are
+errors naming themselves.
 """
 
 import builtins
@@ -93,7 +93,11 @@ def reduce_or(input, axis, keep_dims=False, _builder=None):
                               lambda a, b: _builder.bitwise("or", a, b), _c(keep_dims))
 
 
-topk = _missing("topk", "Block IR has no sort yet")
+@builtin
+def topk(x, k, dim=None, _builder=None):
+    return _builder.topk(x, _c(k), _c(dim))
+
+
 bitonic_merge = _missing("bitonic_merge", "Block IR has no sort yet")
 
 core.flip = flip
