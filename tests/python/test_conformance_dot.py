@@ -1,7 +1,7 @@
 """Conformance: tl.dot. f32, f16 and bf16 (accumulating in f32), f64, and int8
 (accumulating in int32); with and without an accumulator (`acc=`, `acc +=`,
 out_dtype), transposed operands, non-power-of-two problems through masked loads in a
-K loop, and a batched (rank-3) dot, which Block IR lacks, as a strict xfail.
+K loop, and batched (rank-3) dots.
 
 The f16/bf16 references multiply the exact inputs in float64: f16 and bf16 products
 are exact in f32, so only the f32 sum's rounding differs."""
@@ -13,7 +13,7 @@ import triton
 import triton.language as tl
 
 from conftest import (BF16_REASON, assert_close, assert_equal, empty, interpreter_limitation, rand,
-                      rng, to_torch, xfail_in_blockc)
+                      rng, to_torch)
 
 
 @triton.jit
@@ -179,9 +179,8 @@ def batched_dot_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N:
     tl.store(c_ptr + i[:, None, None] * (M * N) + m[None, :, None] * N + n[None, None, :], c)
 
 
-@xfail_in_blockc("batched (rank-3) tl.dot: Block IR's dot is rank 2")
-def test_batched_dot():
-    Bt, M, N, K = 2, 16, 16, 16
+@pytest.mark.parametrize("Bt,M,N,K", [(2, 16, 16, 16), (4, 8, 32, 16), (1, 16, 8, 32)])
+def test_batched_dot(Bt, M, N, K):
     gen = rng(6)
     a, b = rand(gen, (Bt, M, K), "float32"), rand(gen, (Bt, K, N), "float32")
     c = empty((Bt, M, N), "float32")

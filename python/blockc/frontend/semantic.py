@@ -612,8 +612,10 @@ class Builder:
 
     def dot(self, a, b, acc=None, out_dtype=float32):
         a, b = self.to_tensor(a), self.to_tensor(b)
+        if len(a.shape) == 3 and len(b.shape) == 3:
+            return self._batched_dot(a, b, acc, out_dtype)
         if len(a.shape) != 2 or len(b.shape) != 2:
-            raise ValueError(f"tl.dot needs rank-2 operands (Block IR has no batched dot), got "
+            raise ValueError(f"tl.dot needs rank-2 operands, or rank-3 ones (a batch), got "
                              f"{list(a.shape)} and {list(b.shape)}")
         if a.dtype != b.dtype:
             raise TypeError(f"tl.dot: both operands must have the same dtype, got {a.dtype} and "
@@ -646,6 +648,39 @@ class Builder:
             acc = self.const(0, compute, shape)
         product = self.op(f"dot {a.handle}, {b.handle}, {acc.handle}", compute, shape, "dot")
         return self.cast(product, result_type)
+
+    def _batched_dot(self, a, b, acc, out_dtype):
+        """tl.dot of [B, M, K] and [B, K, N] blocks: B rank-2 dots, each on
+        the batch's matrices taken out by one reduction over the batch axis,
+        their products put back in place by selects. Block IR's dot (and the
+        matrix units behind it) works on one matrix at a time."""
+        batch = a.shape[0]
+        if b.shape[0] != batch:
+            raise ValueError(f"tl.dot: batch sizes differ: {list(a.shape)} @ {list(b.shape)}")
+        if acc is not None:
+            acc = self.to_tensor(acc)
+            if acc.shape != (batch, a.shape[1], b.shape[2]):
+                raise ValueError(f"tl.dot: the accumulator has shape {list(acc.shape)}, the "
+                                 f"product {[batch, a.shape[1], b.shape[2]]}")
+
+        def take(x, index):
+            ids = self.broadcast_to(self.expand_dims(self.expand_dims(
+                self.arange(0, batch), 1), 2), x.shape)
+            picked, _ = self.combining(
+                "reduce", (x, ids), 0,
+                lambda l, li, r, ri: (self.where(self.compare("eq", li, index), l, r),
+                                      self.where(self.compare("eq", li, index), li, ri)))
+            return picked
+
+        result = None
+        which = self.expand_dims(self.expand_dims(self.arange(0, batch), 1), 2)
+        for index in range(batch):
+            product = self.dot(take(a, index), take(b, index),
+                               None if acc is None else take(acc, index), out_dtype)
+            placed = self.expand_dims(product, 0)
+            result = self.broadcast_to(placed, (batch,) + product.shape) if result is None else \
+                self.where(self.compare("eq", which, index), placed, result)
+        return result
 
     def combining(self, what, inputs, axis, combine_fn, keep_dims=False, reverse=False):
         """`tl.reduce` (what="reduce") and `tl.associative_scan` ("scan"):
