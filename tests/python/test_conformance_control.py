@@ -450,7 +450,7 @@ def test_while_binary_search(n):
     table = np.sort(gen.integers(0, 1000, n)).astype(np.int32)
     keys = gen.integers(-5, 1005, 64).astype(np.int32)
     out = empty(64, "int32")
-    binary_search_kernel[(4,)](table, n, keys, out, BLOCK=16)
+    binary_search_kernel[(4,)](to_torch(table), n, to_torch(keys), out, BLOCK=16)
     assert_equal(out, np.searchsorted(table, keys).astype(np.int32))
 
 
@@ -485,10 +485,10 @@ def locked_sum_kernel(lock_ptr, total_ptr, count_ptr, x_ptr, BLOCK: tl.constexpr
 def test_while_spin_lock_guards_a_critical_section():
     programs, block = 400, 32
     x = rng(13).integers(-5, 6, programs * block).astype(np.int64)
-    lock, total, count = np.zeros(1, np.int32), np.zeros(1, np.int64), np.zeros(1, np.int32)
-    locked_sum_kernel[(programs,)](lock, total, count, x, BLOCK=block)
-    assert count[0] == programs and lock[0] == 0
-    assert total[0] == x.sum()
+    lock, total, count = empty(1, "int32"), empty(1, "int64"), empty(1, "int32")
+    locked_sum_kernel[(programs,)](lock, total, count, to_torch(x), BLOCK=block)
+    assert int(count[0]) == programs and int(lock[0]) == 0
+    assert int(total[0]) == x.sum()
 
 
 @triton.jit

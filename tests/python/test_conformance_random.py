@@ -11,7 +11,7 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import assert_close, assert_equal, empty, to_numpy
+from conftest import assert_close, assert_equal, blockc_only, empty, to_numpy, to_torch
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -52,8 +52,9 @@ def randint4x_kernel(seed, out_ptr, N: tl.constexpr):
 
 @pytest.mark.parametrize("seed", [0, 123, 2**31 - 1, -5, 2**40 + 17])
 def test_randint4x_is_philox_4x32(seed):
-    out = np.full(64 * 4, 7, np.uint32)
+    out = empty(64 * 4, "int32")  # the bits; torch 1.13 has no uint32
     randint4x_kernel[(1,)](seed, out, N=64)
+    out = to_numpy(out).view(np.uint32)
     key = (seed & M32, (seed >> 32) & M32) if seed >= 0 else (seed & M32, M32)
     expected = [philox((i, 0, 0, 0), key) for i in range(64)]
     assert_equal(out, np.array(expected, np.uint64).astype(np.uint32).reshape(-1))
@@ -65,9 +66,29 @@ def randint64_kernel(seed, out_ptr, N: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, N), tl.randint(seed, offs))
 
 
-def test_int64_offsets_use_philox_4x64():
-    out = np.full(16, 7, np.uint64)
+def test_int64_offsets_are_two_counter_words():
+    # Compiled Triton 3.6 on a GPU gave 3730466992, 3575145341, 632179663 and
+    # 622382345 for the first four: Philox 4x32 of (low word, high word, 0, 0).
+    out = empty(16, "int32")
     randint64_kernel[(1,)](99, out, N=16)
+    out = to_numpy(out).view(np.uint32)
+    expected = [philox((i, 2, 0, 0), (99, 0))[0] for i in range(16)]
+    assert_equal(out, np.array(expected, np.uint64).astype(np.uint32))
+    assert list(out[:4]) == [3730466992, 3575145341, 632179663, 622382345]
+
+
+@triton.jit
+def philox64_kernel(out_ptr, N: tl.constexpr):
+    c = tl.arange(0, N).to(tl.uint64) + 2**33
+    zero = c * 0
+    a, _, _, _ = tl.philox(99, c, zero, zero, zero)
+    tl.store(out_ptr + tl.arange(0, N), a)
+
+
+@blockc_only
+def test_philox_of_64_bit_counters_is_philox_4x64():
+    out = np.zeros(16, np.uint64)
+    philox64_kernel[(1,)](out, N=16)
     expected = [philox((2**33 + i, 0, 0, 0), (99, 0), 64)[0] for i in range(16)]
     assert_equal(out, np.array(expected, np.uint64))
 
@@ -111,7 +132,7 @@ def dropout_kernel(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
 
 def test_dropout_is_reproducible_and_keeps_the_expected_fraction():
     n = 10000
-    x = np.ones(n, np.float32)
+    x = to_torch(np.ones(n, np.float32))
     a, b = empty(n, "float32"), empty(n, "float32")
     dropout_kernel[(triton.cdiv(n, 1024),)](x, a, n, 0.3, 42, BLOCK=1024)
     dropout_kernel[(triton.cdiv(n, 1024),)](x, b, n, 0.3, 42, BLOCK=1024)

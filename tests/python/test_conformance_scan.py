@@ -13,9 +13,10 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import assert_close, assert_equal, empty, rand, rng, round_to, to_numpy, to_torch
+from conftest import (assert_close, assert_equal, blockc_only, empty, interpreter_limitation, rand,
+                      rng, round_to, to_numpy, to_torch)
 
-SHAPES = [(4, 37), (3, 64), (2, 1), (1, 100), (8, 16)]
+SHAPES = [(4, 32), (2, 64), (2, 1), (1, 128), (8, 16)]  # Triton wants powers of two
 
 
 @triton.jit
@@ -39,7 +40,7 @@ def numpy_scan(fn, x, axis, reverse):
 def test_cumsum_and_cumprod_of_int32(shape, axis, reverse):
     x = rand(rng(1), shape, "int32", -3, 3)
     s, p = empty(shape, "int32"), empty(shape, "int32")
-    scans_kernel[(1,)](x, s, p, N=shape[0], M=shape[1], AXIS=axis, REVERSE=reverse)
+    scans_kernel[(1,)](to_torch(x), s, p, N=shape[0], M=shape[1], AXIS=axis, REVERSE=reverse)
     # Integer arithmetic wraps in both; int64 then int32 gives the same low bits.
     assert_equal(s, numpy_scan(np.cumsum, x.astype(np.int64), axis, reverse).astype(np.int32))
     assert_equal(p, numpy_scan(np.cumprod, x.astype(np.int64), axis, reverse).astype(np.int32))
@@ -48,16 +49,16 @@ def test_cumsum_and_cumprod_of_int32(shape, axis, reverse):
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("axis", [0, 1])
 def test_cumsum_of_floats(dtype, axis):
-    shape = (6, 45)
+    shape = (8, 64)
     x = rand(rng(2), shape, dtype, -2, 2)
     s, p = empty(shape, dtype), empty(shape, dtype)
-    scans_kernel[(1,)](to_torch(x, dtype), s, p, N=6, M=45, AXIS=axis, REVERSE=False)
+    scans_kernel[(1,)](to_torch(x, dtype), s, p, N=8, M=64, AXIS=axis, REVERSE=False)
     expected = np.cumsum(x.astype(np.float64), axis=axis)
     # Each partial sum rounds in the type: bound by the running magnitude.
     bound = np.cumsum(np.abs(x.astype(np.float64)), axis=axis)
     ulp = {"float16": 2.0**-10, "float32": 2.0**-23, "float64": 2.0**-52}[dtype]
     got = to_numpy(s).astype(np.float64)
-    assert np.all(np.abs(got - expected) <= 45 * ulp * bound)
+    assert np.all(np.abs(got - expected) <= 64 * ulp * bound)
 
 
 @triton.jit
@@ -71,7 +72,7 @@ def cumsum_int8_kernel(x_ptr, z_ptr, N: tl.constexpr):
 def test_cumsum_of_int8_adds_in_int32():
     x = np.full(64, 100, np.int8)
     z = empty(64, "int32")
-    cumsum_int8_kernel[(1,)](x, z, N=64)
+    cumsum_int8_kernel[(1,)](to_torch(x), z, N=64)
     assert_equal(z, np.arange(1, 65, dtype=np.int32) * 100)
 
 
@@ -112,7 +113,7 @@ def test_associative_scan_of_a_linear_recurrence(shape, axis, reverse):
     a = gen.integers(-2, 3, shape).astype(np.float64)
     b = gen.integers(-3, 4, shape).astype(np.float64)
     h = empty(shape, "float64")
-    recurrence_kernel[(1,)](a, b, h, N=shape[0], M=shape[1], AXIS=axis, REVERSE=reverse)
+    recurrence_kernel[(1,)](to_torch(a), to_torch(b), h, N=shape[0], M=shape[1], AXIS=axis, REVERSE=reverse)
     assert_equal(h, recurrence_reference(a, b, axis, reverse))
 
 
@@ -141,7 +142,7 @@ def welford_kernel(x_ptr, mean_ptr, var_ptr, n, N: tl.constexpr, M: tl.constexpr
 def test_reduce_with_tuple_operands_welford(n):
     x = rand(rng(4), (4, n), "float32", -3, 3)
     mean, var = empty(4, "float32"), empty(4, "float32")
-    welford_kernel[(1,)](x, mean, var, n, N=4, M=triton.next_power_of_2(n))
+    welford_kernel[(1,)](to_torch(x), mean, var, n, N=4, M=triton.next_power_of_2(n))
     assert_close(mean, x.astype(np.float64).mean(axis=1), rtol=1e-5, atol=1e-6)
     assert_close(var, x.astype(np.float64).var(axis=1), rtol=1e-4, atol=1e-6)
 
@@ -176,7 +177,7 @@ def test_reduce_argmax_with_ties(shape, axis, keep):
     x = rand(rng(5), shape, "int32", 0, 3)  # many ties: the first index must win
     size = shape[1 - axis]
     v, i = empty(size, "int32"), empty(size, "int32")
-    argmax_kernel[(1,)](x, v, i, N=shape[0], M=shape[1], AXIS=axis, KEEP=keep)
+    argmax_kernel[(1,)](to_torch(x), v, i, N=shape[0], M=shape[1], AXIS=axis, KEEP=keep)
     assert_equal(v, x.max(axis=axis))
     assert_equal(i, x.argmax(axis=axis).astype(np.int32))
 
@@ -194,10 +195,12 @@ def reduce_all_kernel(x_ptr, z_ptr, N: tl.constexpr, M: tl.constexpr):
     tl.store(z_ptr + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :], r)
 
 
+@interpreter_limitation("reduce over all axes with keep_dims drops the kept dimensions; "
+                        "compiled Triton 3.6 keeps them (shape [1, 1])")
 def test_reduce_over_all_axes_keeping_dims():
     x = rand(rng(6), (8, 16), "float32")
     z = empty((1, 1), "float32")
-    reduce_all_kernel[(1,)](x, z, N=8, M=16)
+    reduce_all_kernel[(1,)](to_torch(x), z, N=8, M=16)
     assert z[0, 0] == x.max()
 
 
@@ -209,9 +212,9 @@ def bitwise_reductions_kernel(x_ptr, xor_ptr, or_ptr, N: tl.constexpr):
 
 
 def test_xor_sum_and_reduce_or():
-    x = rand(rng(7), 100, "int32")
+    x = rand(rng(7), 128, "int32")
     xs, os_ = empty(1, "int32"), empty(1, "int32")
-    bitwise_reductions_kernel[(1,)](x, xs, os_, N=100)
+    bitwise_reductions_kernel[(1,)](to_torch(x), xs, os_, N=128)
     assert xs[0] == np.bitwise_xor.reduce(x)
     assert os_[0] == np.bitwise_or.reduce(x)
 
@@ -225,9 +228,9 @@ def bf16_cumsum_kernel(x_ptr, z_ptr, N: tl.constexpr):
 
 
 def test_cumsum_of_bfloat16_adds_in_float32():
-    x = round_to(rng(8).uniform(-2, 2, 50), "bfloat16")
-    z = empty(50, "float32")
-    bf16_cumsum_kernel[(1,)](to_torch(x, "bfloat16"), z, N=50)
+    x = round_to(rng(8).uniform(-2, 2, 64), "bfloat16")
+    z = empty(64, "float32")
+    bf16_cumsum_kernel[(1,)](to_torch(x, "bfloat16"), z, N=64)
     assert_close(z, np.cumsum(x.astype(np.float64)), rtol=1e-5, atol=1e-5)
 
 
@@ -242,6 +245,7 @@ def bad_combine_kernel(x_ptr, N: tl.constexpr):
     tl.store(x_ptr, tl.reduce(x, 0, _pair))
 
 
+@blockc_only
 def test_combine_function_returning_the_wrong_number_of_values_is_an_error():
     with pytest.raises(triton.CompilationError, match="returns 2 values for 1 inputs"):
         bad_combine_kernel[(1,)](empty(16, "float32"), N=16)
@@ -258,7 +262,7 @@ def sort_kernel(x_ptr, up_ptr, down_ptr, top_ptr, R: tl.constexpr, N: tl.constex
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "int8", "float16"])
-@pytest.mark.parametrize("r,n,k", [(3, 16, 4), (1, 128, 8), (4, 2, 1), (2, 64, 64)])
+@pytest.mark.parametrize("r,n,k", [(4, 16, 4), (1, 128, 8), (4, 2, 1), (2, 64, 64)])
 def test_sort_and_topk(dtype, r, n, k):
     x = rand(rng(n + r), (r, n), dtype)  # ints over their whole range: ties and extremes
     up, down, top = empty((r, n), dtype), empty((r, n), dtype), empty((r, k), dtype)

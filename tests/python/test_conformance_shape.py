@@ -256,7 +256,7 @@ def test_cat_keeps_the_order():
     gen = rng(9)
     x, y = rand(gen, 16, "int32"), rand(gen, 16, "int32")
     z = empty(32, "int32")
-    cat_kernel[(1,)](x, y, z, N=16)
+    cat_kernel[(1,)](to_torch(x), to_torch(y), z, N=16)
     assert_equal(z, np.concatenate([x, y]))
 
 
@@ -270,5 +270,5 @@ def histogram_kernel(x_ptr, z_ptr, n, N: tl.constexpr, BINS: tl.constexpr):
 def test_histogram():
     x = rng(10).integers(0, 8, 100).astype(np.int32)
     z = empty(8, "int32")
-    histogram_kernel[(1,)](x, z, 100, N=128, BINS=8)
+    histogram_kernel[(1,)](to_torch(x), z, 100, N=128, BINS=8)
     assert_equal(z, np.bincount(x, minlength=8).astype(np.int32))

@@ -76,9 +76,15 @@ def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
 
 @jit
 def randint4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
-    """Four blocks of random uint32 (uint64 for int64 offsets) for `offset`."""
-    zero = offset * 0
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    """Four blocks of random uint32 for `offset`: Philox 4x32 of the counter
+    (offset's low word, its high word, 0, 0), as Triton computes it."""
+    offset_lo = offset.to(tl.uint32)
+    zero = offset_lo * 0
+    if tl.constexpr(offset.dtype.primitive_bitwidth) > 32:
+        offset_hi = (offset >> 32).to(tl.uint32)
+    else:
+        offset_hi = zero
+    return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
 
 
 @jit
