@@ -17,6 +17,19 @@ private:
   void value(const Value *v) { out += "%" + (v ? v->name() : std::string("<null>")); }
   void values(const std::vector<Value *> &vs, size_t begin = 0, size_t end = SIZE_MAX);
   void ints(const std::vector<int64_t> &xs) { out += formatShape(xs); }
+  /// ` iter(%a = %a0, ...)`: body argument firstArg + i starts as operand firstInit + i.
+  void iterArgs(const Operation &op, size_t firstInit, const Region &body, size_t firstArg) {
+    if (op.operands.size() <= firstInit)
+      return;
+    out += " iter(";
+    for (size_t i = firstInit; i < op.operands.size(); ++i) {
+      out += i > firstInit ? ", " : "";
+      value(body.args.at(firstArg + i - firstInit).get());
+      out += " = ";
+      value(op.operands[i]);
+    }
+    out += ")";
+  }
   void pad(unsigned indent) { out.append(indent * 2, ' '); }
 };
 
@@ -159,16 +172,7 @@ void Printer::operation(const Operation &op, unsigned indent) {
     value(op.operands.at(1));
     out += " step ";
     value(op.operands.at(2));
-    if (op.operands.size() > 3) {
-      out += " iter(";
-      for (size_t i = 3; i < op.operands.size(); ++i) {
-        out += i > 3 ? ", " : "";
-        value(body.args.at(i - 2).get());
-        out += " = ";
-        value(op.operands[i]);
-      }
-      out += ")";
-    }
+    iterArgs(op, 3, body, 1);
     out += " ";
     region(body, indent);
     annotate = false;
@@ -195,16 +199,7 @@ void Printer::operation(const Operation &op, unsigned indent) {
     const Region &body = *op.regions.at(0);
     out += " ";
     value(op.operands.at(0));
-    if (op.operands.size() > 1) {
-      out += " iter(";
-      for (size_t i = 1; i < op.operands.size(); ++i) {
-        out += i > 1 ? ", " : "";
-        value(body.args.at(i - 1).get());
-        out += " = ";
-        value(op.operands[i]);
-      }
-      out += ")";
-    }
+    iterArgs(op, 1, body, 0);
     out += " ";
     region(body, indent);
     annotate = false;

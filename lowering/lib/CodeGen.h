@@ -63,12 +63,23 @@ private:
   void emitOp(const Operation &op);
   void emitFor(const Operation &op);
   void emitWhile(const Operation &op);
-  /// The carried values of a loop body, from its yield: body argument
-  /// firstArg + i takes yield operand firstYielded + i, blocks into
-  /// `carriedBuffers`, scalars as incoming values of `phis`.
-  void writeCarried(const Region &body, size_t firstArg, const Operation *yield,
-                    size_t firstYielded, const std::vector<llvm::Value *> &carriedBuffers,
-                    const std::vector<llvm::PHINode *> &phis);
+  /// A loop's carried values: blocks in buffers, scalars in phis of its
+  /// header. Init i is operand firstInit + i; body argument firstArg + i.
+  struct Carried {
+    std::vector<llvm::Value *> buffers;
+    std::vector<llvm::PHINode *> phis;
+    size_t firstInit = 0, firstArg = 0;
+  };
+  Carried carryInBuffers(const Operation &op, size_t firstInit, const Region &body,
+                         size_t firstArg);
+  /// The scalars' phis, at the insertion point (the header), entered from `pre`.
+  void carryInPhis(Carried &carried, const Operation &op, const Region &body,
+                   llvm::BasicBlock *pre);
+  /// Makes `values` (the body's arguments, or the loop's results) the carried values.
+  void bindCarried(const Carried &carried, llvm::ArrayRef<const Value *> values);
+  /// The carried values' next ones, from yield operands firstYielded + i.
+  void writeCarried(const Region &body, const Operation *yield, size_t firstYielded,
+                    const Carried &carried);
   void emitIf(const Operation &op);
 
   // --- Stores (CodeGenStores.cpp) ---

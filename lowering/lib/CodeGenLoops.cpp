@@ -45,24 +45,74 @@ const Value *accumulatingDot(const Region &body, size_t i) {
 
 } // namespace
 
+KernelCodeGen::Carried KernelCodeGen::carryInBuffers(const Operation &op, size_t firstInit,
+                                                     const Region &body, size_t firstArg) {
+  Carried carried;
+  carried.firstInit = firstInit;
+  carried.firstArg = firstArg;
+  size_t count = op.operands.size() - firstInit;
+  carried.buffers.assign(count, nullptr);
+  carried.phis.assign(count, nullptr);
+  for (size_t i = 0; i < count; ++i) {
+    const Value *init = op.operands[firstInit + i];
+    if (init->type().isBlock()) {
+      carried.buffers[i] = allocaBuffer(init->type(), body.args[firstArg + i]->name());
+      writeInto(init, carried.buffers[i]);
+    }
+  }
+  return carried;
+}
+
+void KernelCodeGen::carryInPhis(Carried &carried, const Operation &op, const Region &body,
+                                llvm::BasicBlock *pre) {
+  for (size_t i = 0; i < carried.phis.size(); ++i) {
+    const Value *init = op.operands[carried.firstInit + i];
+    if (init->type().isBlock())
+      continue;
+    carried.phis[i] =
+        b_.CreatePHI(elementType(init->type()), 2, body.args[carried.firstArg + i]->name());
+    carried.phis[i]->addIncoming(eval(init, {}, false), pre);
+  }
+}
+
+void KernelCodeGen::bindCarried(const Carried &carried, llvm::ArrayRef<const Value *> values) {
+  for (size_t i = 0; i < carried.phis.size(); ++i) {
+    if (carried.phis[i])
+      scalars_[values[i]] = carried.phis[i];
+    else
+      buffers_[values[i]] = carried.buffers[i];
+  }
+}
+
+namespace {
+
+llvm::SmallVector<const Value *, 8> argsFrom(const Region &body, size_t first) {
+  llvm::SmallVector<const Value *, 8> args;
+  for (size_t i = first; i < body.args.size(); ++i)
+    args.push_back(body.args[i].get());
+  return args;
+}
+
+llvm::SmallVector<const Value *, 8> resultsOf(const Operation &op) {
+  llvm::SmallVector<const Value *, 8> results;
+  for (const auto &r : op.results)
+    results.push_back(r.get());
+  return results;
+}
+
+} // namespace
+
 void KernelCodeGen::emitFor(const Operation &op) {
   const Region &body = *op.regions[0];
   llvm::Value *lo = eval(op.operands[0], {}, false);
   llvm::Value *hi = eval(op.operands[1], {}, false);
   llvm::Value *step = eval(op.operands[2], {}, false);
-  size_t carried = op.operands.size() - 3;
-
   // Block values are carried in buffers; scalars in phis.
-  std::vector<llvm::Value *> carriedBuffers(carried, nullptr);
-  for (size_t i = 0; i < carried; ++i) {
-    const Value *init = op.operands[3 + i];
-    if (init->type().isBlock()) {
-      carriedBuffers[i] = allocaBuffer(init->type(), body.args[1 + i]->name());
-      writeInto(init, carriedBuffers[i]);
+  Carried carried = carryInBuffers(op, 3, body, 1);
+  for (size_t i = 0; i < carried.buffers.size(); ++i)
+    if (carried.buffers[i])
       if (const Value *dot = accumulatingDot(body, i))
-        accumulatorBuffers_[dot] = carriedBuffers[i];
-    }
-  }
+        accumulatorBuffers_[dot] = carried.buffers[i];
   // The trip count is computed up front in 64-bit unsigned arithmetic, so an
   // induction variable that would step past its type's maximum ends the loop
   // instead of wrapping: trips = hi > lo && step > 0 ? (hi - lo - 1) / step + 1 : 0.
@@ -85,44 +135,28 @@ void KernelCodeGen::emitFor(const Operation &op) {
   trip->addIncoming(i64(0), pre);
   llvm::PHINode *iv = b_.CreatePHI(ivType, 2, body.args[0]->name());
   iv->addIncoming(lo, pre);
-  std::vector<llvm::PHINode *> phis(carried, nullptr);
-  for (size_t i = 0; i < carried; ++i) {
-    const Value *init = op.operands[3 + i];
-    if (init->type().isBlock())
-      continue;
-    phis[i] = b_.CreatePHI(elementType(init->type()), 2, body.args[1 + i]->name());
-    phis[i]->addIncoming(eval(init, {}, false), pre);
-  }
+  carryInPhis(carried, op, body, pre);
   b_.CreateCondBr(b_.CreateICmpULT(trip, trips), loopBody, exit);
 
   b_.SetInsertPoint(loopBody);
   scalars_[body.args[0].get()] = iv;
-  for (size_t i = 0; i < carried; ++i) {
-    if (phis[i])
-      scalars_[body.args[1 + i].get()] = phis[i];
-    else
-      buffers_[body.args[1 + i].get()] = carriedBuffers[i];
-  }
+  bindCarried(carried, argsFrom(body, 1));
   emitRegion(body);
   if (const Operation *yield = body.terminator())
-    writeCarried(body, 1, yield, 0, carriedBuffers, phis);
+    writeCarried(body, yield, 0, carried);
   // The last trip's increment may wrap; its value is never used.
   iv->addIncoming(b_.CreateAdd(iv, step), b_.GetInsertBlock());
   trip->addIncoming(b_.CreateAdd(trip, i64(1)), b_.GetInsertBlock());
   b_.CreateBr(header);
   b_.SetInsertPoint(exit);
-  for (size_t i = 0; i < carried; ++i) {
-    if (phis[i])
-      scalars_[op.results[i].get()] = phis[i];
-    else
-      buffers_[op.results[i].get()] = carriedBuffers[i];
-  }
+  bindCarried(carried, resultsOf(op));
 }
 
-void KernelCodeGen::writeCarried(const Region &body, size_t firstArg, const Operation *yield,
-                                 size_t firstYielded,
-                                 const std::vector<llvm::Value *> &carriedBuffers,
-                                 const std::vector<llvm::PHINode *> &phis) {
+void KernelCodeGen::writeCarried(const Region &body, const Operation *yield, size_t firstYielded,
+                                 const Carried &values) {
+  const std::vector<llvm::Value *> &carriedBuffers = values.buffers;
+  const std::vector<llvm::PHINode *> &phis = values.phis;
+  size_t firstArg = values.firstArg;
   size_t carried = carriedBuffers.size();
   auto yielded = [&](size_t i) { return yield->operands[firstYielded + i]; };
   // A yielded value may read any carried value, so no carried buffer may
@@ -167,15 +201,7 @@ void KernelCodeGen::writeCarried(const Region &body, size_t firstArg, const Oper
 
 void KernelCodeGen::emitWhile(const Operation &op) {
   const Region &body = *op.regions[0];
-  size_t carried = op.operands.size() - 1;
-  std::vector<llvm::Value *> carriedBuffers(carried, nullptr);
-  for (size_t i = 0; i < carried; ++i) {
-    const Value *init = op.operands[1 + i];
-    if (init->type().isBlock()) {
-      carriedBuffers[i] = allocaBuffer(init->type(), body.args[i]->name());
-      writeInto(init, carriedBuffers[i]);
-    }
-  }
+  Carried carried = carryInBuffers(op, 1, body, 0);
   llvm::Value *first = eval(op.operands[0], {}, false);
   llvm::BasicBlock *pre = b_.GetInsertBlock();
   auto *header = llvm::BasicBlock::Create(ctx_, "while.header", fn_);
@@ -185,36 +211,19 @@ void KernelCodeGen::emitWhile(const Operation &op) {
   b_.SetInsertPoint(header);
   llvm::PHINode *cond = b_.CreatePHI(b_.getInt1Ty(), 2, "while.cond");
   cond->addIncoming(first, pre);
-  std::vector<llvm::PHINode *> phis(carried, nullptr);
-  for (size_t i = 0; i < carried; ++i) {
-    const Value *init = op.operands[1 + i];
-    if (init->type().isBlock())
-      continue;
-    phis[i] = b_.CreatePHI(elementType(init->type()), 2, body.args[i]->name());
-    phis[i]->addIncoming(eval(init, {}, false), pre);
-  }
+  carryInPhis(carried, op, body, pre);
   b_.CreateCondBr(cond, loopBody, exit);
 
   b_.SetInsertPoint(loopBody);
-  for (size_t i = 0; i < carried; ++i) {
-    if (phis[i])
-      scalars_[body.args[i].get()] = phis[i];
-    else
-      buffers_[body.args[i].get()] = carriedBuffers[i];
-  }
+  bindCarried(carried, argsFrom(body, 0));
   emitRegion(body);
   const Operation *yield = body.terminator();
   llvm::Value *next = eval(yield->operands[0], {}, false);
-  writeCarried(body, 0, yield, 1, carriedBuffers, phis);
+  writeCarried(body, yield, 1, carried);
   cond->addIncoming(next, b_.GetInsertBlock());
   b_.CreateBr(header);
   b_.SetInsertPoint(exit);
-  for (size_t i = 0; i < carried; ++i) {
-    if (phis[i])
-      scalars_[op.results[i].get()] = phis[i];
-    else
-      buffers_[op.results[i].get()] = carriedBuffers[i];
-  }
+  bindCarried(carried, resultsOf(op));
 }
 
 } // namespace blockc

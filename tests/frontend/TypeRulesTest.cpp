@@ -26,7 +26,8 @@ TEST(BlockShape, Limits) {
   EXPECT_FALSE(checkBlockShape({1024, 1024}).has_value());
   EXPECT_TRUE(checkBlockShape({1024, 1025}).has_value());
   EXPECT_TRUE(checkBlockShape({}).has_value());
-  EXPECT_TRUE(checkBlockShape({1, 1, 1, 1}).has_value());
+  EXPECT_FALSE(checkBlockShape({2, 2, 2, 2, 2, 2, 2, 2}).has_value());
+  EXPECT_TRUE(checkBlockShape({1, 1, 1, 1, 1, 1, 1, 1, 1}).has_value());
   EXPECT_TRUE(checkBlockShape({0}).has_value());
   // Overflowing products must not wrap into a small count.
   EXPECT_TRUE(checkBlockShape({int64_t(1) << 40, int64_t(1) << 40}).has_value());
