@@ -242,6 +242,9 @@ private:
                                bool reverse);
   void emitReduceAlongRows(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers);
   void emitScanAlongRowsLogStep(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers);
+  /// The inclusive prefix of `op`'s combine body inside one strip of each operand.
+  llvm::SmallVector<llvm::Value *, 4> stripPrefix(const Operation &op,
+                                                  llvm::SmallVector<llvm::Value *, 4> y);
   void emitCombiningElementwise(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers,
                                 bool reverse);
 

@@ -13,10 +13,11 @@
 //   partial (RVV's vector length may be short mid-row); the lanes are then
 //   folded in order. The combine function must be associative and
 //   commutative, as Triton requires.
-// - A scan along the last axis on fixed-width vectors runs a log-step prefix
-//   inside each strip (Hillis-Steele, log2(L) shuffles) and carries the last
-//   lane into the next strip; on scalable vectors, and for reverse scans, it
-//   walks the row element by element.
+// - A scan along the last axis runs a log-step prefix inside each strip
+//   (Hillis-Steele: log2(L) shuffles on fixed-width vectors, a loop of
+//   shifts through a stack slot on scalable ones) and carries the strip's
+//   last active lane into the next; a reverse scan along the last axis walks
+//   the row element by element.
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen.h"
@@ -147,7 +148,7 @@ void KernelCodeGen::emitCombining(const Operation &op) {
     return emitCombiningAcrossRows(op, buffers, reverse);
   if (!scan)
     return emitReduceAlongRows(op, buffers);
-  if (!reverse && isa_.tailPredication() == TailPredication::LaneMask && !stripCount_.isScalable())
+  if (!reverse)
     return emitScanAlongRowsLogStep(op, buffers);
   emitCombiningElementwise(op, buffers, reverse);
 }
@@ -256,7 +257,6 @@ void KernelCodeGen::emitScanAlongRowsLogStep(const Operation &op,
   const Shape &shape = op.operands[0]->type().shape();
   Shape outer(shape.begin(), shape.end() - 1);
   int64_t length = shape.back();
-  unsigned lanes = unsigned(stripCount_.getFixedValue());
   auto perRow = [&](const Coords &rowCoords) {
     CombineSlots carry = combineSlots(op, false);
     llvm::Value *hasCarrySlot = entryBuilder().CreateAlloca(b_.getInt1Ty());
@@ -266,29 +266,19 @@ void KernelCodeGen::emitScanAlongRowsLogStep(const Operation &op,
       coords.push_back(column);
       llvm::SmallVector<llvm::Value *, 4> y = evalOperands(op, coords, vector);
       llvm::Value *hasCarry = b_.CreateLoad(b_.getInt1Ty(), hasCarrySlot);
-      if (vector) {
-        // After the step of distance d, lane i combines lanes i - 2d + 1 .. i.
-        for (unsigned d = 1; d < lanes; d *= 2) {
-          llvm::SmallVector<int, 64> shift(lanes);
-          llvm::SmallVector<llvm::Constant *, 64> reaches(lanes);
-          for (unsigned i = 0; i < lanes; ++i) {
-            shift[i] = i >= d ? int(i - d) : int(i);
-            reaches[i] = b_.getInt1(i >= d);
-          }
-          llvm::SmallVector<llvm::Value *, 4> shifted;
-          for (llvm::Value *v : y)
-            shifted.push_back(b_.CreateShuffleVector(v, shift));
-          y = selectAll(b_, llvm::ConstantVector::get(reaches), applyCombiner(op, shifted, y), y);
-        }
-      }
+      if (vector)
+        y = stripPrefix(op, y);
       llvm::SmallVector<llvm::Value *, 4> carried = carry.load(b_);
       if (vector)
         for (llvm::Value *&c : carried)
           c = splat(c);
       y = selectAll(b_, hasCarry, applyCombiner(op, carried, y), y);
       storeResults(op, buffers, coords, y, vector);
-      // Only a full strip is followed by another: its last lane carries.
-      carry.store(b_, vector ? extractAll(y, b_.getInt64(lanes - 1)) : y);
+      // The strip's last active lane carries into the next strip (a strip
+      // followed by another is full, except RVV's, whose vector length says).
+      llvm::Value *last =
+          vector ? b_.CreateSub(b_.CreateZExt(vectorLength(), b_.getInt64Ty()), i64(1)) : nullptr;
+      carry.store(b_, vector ? extractAll(y, last) : y);
       b_.CreateStore(b_.getTrue(), hasCarrySlot);
     });
   };
@@ -296,6 +286,82 @@ void KernelCodeGen::emitScanAlongRowsLogStep(const Operation &op,
     perRow({});
   else
     forEachElement(outer, perRow);
+}
+
+llvm::SmallVector<llvm::Value *, 4>
+KernelCodeGen::stripPrefix(const Operation &op, llvm::SmallVector<llvm::Value *, 4> y) {
+  llvm::Type *i32 = b_.getInt32Ty();
+  if (!stripCount_.isScalable()) {
+    // After the step of distance d, lane i combines lanes i - 2d + 1 .. i.
+    unsigned lanes = unsigned(stripCount_.getFixedValue());
+    for (unsigned d = 1; d < lanes; d *= 2) {
+      llvm::SmallVector<int, 64> shift(lanes);
+      llvm::SmallVector<llvm::Constant *, 64> reaches(lanes);
+      for (unsigned i = 0; i < lanes; ++i) {
+        shift[i] = i >= d ? int(i - d) : int(i);
+        reaches[i] = b_.getInt1(i >= d);
+      }
+      llvm::SmallVector<llvm::Value *, 4> shifted;
+      for (llvm::Value *v : y)
+        shifted.push_back(b_.CreateShuffleVector(v, shift));
+      y = selectAll(b_, llvm::ConstantVector::get(reaches), applyCombiner(op, shifted, y), y);
+    }
+    return y;
+  }
+  // Scalable strips: the same steps in a loop while d is below the strip's
+  // lanes, known when the kernel runs. A lane shift is a store of the strip
+  // at element d of a slot twice its size and a load from the slot's start
+  // (no ISA-independent shift by a run-time distance exists).
+  llvm::Value *lanes = b_.CreateElementCount(i32, stripCount_);
+  // Vectors of i1 are packed bits in memory: they make the trip as bytes.
+  llvm::SmallVector<bool, 4> bits;
+  for (llvm::Value *&v : y) {
+    bits.push_back(v->getType()->getScalarType()->isIntegerTy(1));
+    if (bits.back())
+      v = b_.CreateZExt(v, vectorOf(b_.getInt8Ty()));
+  }
+  auto asCombined = [&](llvm::SmallVector<llvm::Value *, 4> values) {
+    for (size_t i = 0; i < values.size(); ++i)
+      if (bits[i])
+        values[i] = b_.CreateTrunc(values[i], vectorOf(b_.getInt1Ty()));
+    return values;
+  };
+  auto asStored = [&](llvm::SmallVector<llvm::Value *, 4> values) {
+    for (size_t i = 0; i < values.size(); ++i)
+      if (bits[i])
+        values[i] = b_.CreateZExt(values[i], vectorOf(b_.getInt8Ty()));
+    return values;
+  };
+  llvm::IRBuilder<> entry = entryBuilder();
+  llvm::SmallVector<llvm::Value *, 4> slots, vectorSlots;
+  for (llvm::Value *v : y) {
+    slots.push_back(entry.CreateAlloca(v->getType(), entry.getInt32(2)));
+    vectorSlots.push_back(entry.CreateAlloca(v->getType()));
+  }
+  for (size_t i = 0; i < y.size(); ++i)
+    b_.CreateStore(y[i], vectorSlots[i]);
+  llvm::Value *step = b_.CreateStepVector(vectorOf(i32));
+  emitLoop(b_.getInt32(1), lanes, [&](llvm::Value *d) {
+    llvm::SmallVector<llvm::Value *, 4> current, shifted;
+    for (size_t i = 0; i < y.size(); ++i) {
+      llvm::Type *type = y[i]->getType();
+      llvm::Type *element = llvm::cast<llvm::VectorType>(type)->getElementType();
+      llvm::Value *v = b_.CreateLoad(type, vectorSlots[i]);
+      current.push_back(v);
+      b_.CreateStore(v, b_.CreateGEP(element, slots[i], d));
+      shifted.push_back(b_.CreateLoad(type, slots[i]));
+    }
+    llvm::Value *reaches = b_.CreateICmpUGE(step, splat(d));
+    llvm::SmallVector<llvm::Value *, 4> mine = asCombined(current);
+    llvm::SmallVector<llvm::Value *, 4> next =
+        asStored(selectAll(b_, reaches, applyCombiner(op, asCombined(shifted), mine), mine));
+    for (size_t i = 0; i < y.size(); ++i)
+      b_.CreateStore(next[i], vectorSlots[i]);
+    return b_.CreateShl(d, b_.getInt32(1));
+  });
+  for (size_t i = 0; i < y.size(); ++i)
+    y[i] = b_.CreateLoad(y[i]->getType(), vectorSlots[i]);
+  return asCombined(y);
 }
 
 void KernelCodeGen::emitCombiningElementwise(const Operation &op,
