@@ -46,6 +46,7 @@ std::unique_ptr<Operation> cloneOperation(const Operation &op, ValueMap &map,
   copy->callee = op.callee;
   copy->hasMask = op.hasMask;
   copy->hasOther = op.hasOther;
+  copy->isVolatile = op.isVolatile;
   copy->order = op.order;
   for (const auto &region : op.regions) {
     Region &newRegion = copy->addRegion();
@@ -60,9 +61,8 @@ std::unique_ptr<Operation> cloneOperation(const Operation &op, ValueMap &map,
 }
 
 bool hasSideEffects(const Operation &op) {
-  if (op.kind() == OpKind::Store || isAtomic(op) || op.kind() == OpKind::Assert ||
-      op.kind() == OpKind::Call ||
-      op.opClass() == OpClass::Terminator)
+  if (op.kind() == OpKind::Store || isAtomic(op) || op.kind() == OpKind::Assert || op.isVolatile ||
+      op.kind() == OpKind::Call || op.opClass() == OpClass::Terminator)
     return true;
   for (const auto &region : op.regions)
     for (const auto &inner : region->ops)

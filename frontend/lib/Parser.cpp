@@ -701,16 +701,23 @@ bool Parser::parseOpBody(Operation &op) {
   case OpClass::Load:
     if (!parseOperand(op))
       return false;
-    if (consumeIf(TokenKind::Comma)) {
-      if (atKeyword("mask")) {
+    while (consumeIf(TokenKind::Comma)) {
+      if (atKeyword("volatile")) {
+        advance();
+        op.isVolatile = true;
+        return true; // always last
+      }
+      if (atKeyword("mask") && !op.hasMask) {
         if (!parseKeywordOperand(op, "mask"))
           return false;
         op.hasMask = true;
-        if (!consumeIf(TokenKind::Comma))
-          return true;
+        continue;
       }
-      if (!atKeyword("other"))
-        return errorHere(std::string("expected ") + (op.hasMask ? "'other='" : "'mask='") +
+      if (!atKeyword("other") || op.hasOther)
+        return errorHere(std::string("expected ") +
+                         (op.hasOther  ? "'volatile'"
+                          : op.hasMask ? "'other=' or 'volatile'"
+                                       : "'mask=' or 'volatile'") +
                          " after ',', got " + describeToken());
       if (!op.hasMask)
         return errorHere("'other' needs a mask: write 'mask=%m, other=%v'");

@@ -136,6 +136,8 @@ void Printer::operation(const Operation &op, unsigned indent) {
       out += ", other=";
       value(op.other());
     }
+    if (op.isVolatile)
+      out += ", volatile";
     break;
   case OpClass::Store:
     out += " ";

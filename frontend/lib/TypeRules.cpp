@@ -685,8 +685,8 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
     if (auto e = expectOperands(op, 1))
       return e;
     if (!op.operands[0]->type().isBool())
-      return operandError(0, "'assert' checks an i1 condition, got " +
-                                 quote(op.operands[0]->type()));
+      return operandError(0,
+                          "'assert' checks an i1 condition, got " + quote(op.operands[0]->type()));
     return std::nullopt;
   case OpClass::Dot:
     return inferDot(op, results);

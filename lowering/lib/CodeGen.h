@@ -136,6 +136,10 @@ private:
   /// Evaluates operand `i` of `op` at the result's `coords`, broadcasting.
   llvm::Value *evalOperand(const Operation &op, unsigned i, const Coords &coords, bool vector);
   llvm::Value *evalLoad(const Operation &op, const Coords &coords, bool vector);
+  /// One element of a volatile load, under `mask` (null: always) with
+  /// `passthru` where it is off.
+  llvm::Value *loadVolatile(llvm::Value *ptr, llvm::Type *memTy, llvm::Align align,
+                            llvm::Value *mask, llvm::Value *passthru);
   llvm::Value *combine(const Operation &op, llvm::ArrayRef<llvm::Value *> args,
                        const Type &operandType);
   // --- Strides of pointer strips (CodeGenStrides.cpp) ---

@@ -39,9 +39,10 @@ void KernelCodeGen::writeInto(const Value *v, llvm::Value *buffer) {
   const Operation &op = *v->definingOp();
   if (op.kind() == OpKind::Load && isTransposable(op))
     return writeTransposableLoad(op, v, buffer);
-  if (op.kind() == OpKind::Trans || op.kind() == OpKind::Reshape) {
-    // Lanes of a transposed strip are far apart in the source: go element by
-    // element (these ops are rare and feed dots, which dominate anyway).
+  if (op.kind() == OpKind::Trans || op.kind() == OpKind::Reshape || op.isVolatile) {
+    // Lanes of a transposed strip are far apart in the source, and a volatile
+    // load is one load instruction per element (LLVM has no volatile masked
+    // vector load): go element by element (these ops are rare).
     forEachElement(v->type().shape(), [&](const Coords &coords) {
       storeBuffer(buffer, v->type(), coords, evalDef(op, v, coords, false), false);
     });

@@ -41,6 +41,29 @@ llvm::Value *KernelCodeGen::evalOperand(const Operation &op, unsigned i, const C
   return eval(operand, mapped, vector);
 }
 
+llvm::Value *KernelCodeGen::loadVolatile(llvm::Value *ptr, llvm::Type *memTy, llvm::Align align,
+                                         llvm::Value *mask, llvm::Value *passthru) {
+  auto load = [&]() {
+    llvm::LoadInst *value = b_.CreateAlignedLoad(memTy, ptr, align);
+    value->setVolatile(true);
+    return value;
+  };
+  if (!mask)
+    return load();
+  llvm::BasicBlock *from = b_.GetInsertBlock();
+  auto *active = llvm::BasicBlock::Create(ctx_, "volatile.load", fn_);
+  auto *join = llvm::BasicBlock::Create(ctx_, "volatile.join", fn_);
+  b_.CreateCondBr(mask, active, join);
+  b_.SetInsertPoint(active);
+  llvm::Value *value = load();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  llvm::PHINode *phi = b_.CreatePHI(memTy, 2);
+  phi->addIncoming(value, active);
+  phi->addIncoming(passthru, from);
+  return phi;
+}
+
 llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, bool vector) {
   const Type &resultType = op.result()->type();
   llvm::Type *memTy = memoryType(resultType);
@@ -54,6 +77,9 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
     passthru = toMemory(evalOperand(op, 2, coords, vector), resultType);
   if (bounds_)
     bounds_->check(op, evalOperand(op, 0, coords, vector), mask);
+  if (op.isVolatile)
+    return fromMemory(loadVolatile(evalOperand(op, 0, coords, false), memTy, align, mask, passthru),
+                      resultType);
   llvm::Value *value;
   if (!vector) {
     llvm::Value *ptr = evalOperand(op, 0, coords, false);

@@ -31,6 +31,9 @@ bool alwaysMaterialized(const Operation &op) {
     return true;
   case OpClass::ShapeTo:
     return op.kind() == OpKind::Reshape;
+  case OpClass::Load:
+    return op.isVolatile; // read where it is written, every time
+
   default:
     return false;
   }

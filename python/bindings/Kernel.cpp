@@ -211,11 +211,12 @@ The launch options are the defaults overridden by the BLOCKC_* environment
 variables, read at each launch. The GIL is released while the programs run.
 
 Returns None, or for a bounds-checked kernel that found an out-of-bounds
-access, a dict describing the first (its program stopped before the access
-and later programs returned at once: the outputs are incomplete):
-line, column (of the load or store in the Block IR), is_store, argument
-(the parameter's index, -1 if unknown), pid (x, y, z), offset and extent (in
-elements of the argument).
+access or a false assert, a dict describing the first (its program stopped
+there and later programs returned at once: the outputs are incomplete):
+line, column (of the op in the Block IR), kind ("load", "store" (a store or
+an atomic) or "assert"), is_store (kind == "store"), argument (the
+parameter's index, -1 if unknown or an assert), pid (x, y, z), offset and
+extent (in elements of the argument).
 
 Raises LaunchError for a wrong argument count or value, a bad BLOCKC_*
 variable, or a launch the launcher refused (its blockc_last_error()).)");

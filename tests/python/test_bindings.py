@@ -323,7 +323,7 @@ def test_bounds_checked_kernel_reports_the_bad_load():
     assert report == {
         "line": UNMASKED_LOAD_LINE,
         "column": UNMASKED_LOAD_COLUMN,
-        "is_store": False,
+        "is_store": False, "kind": "load",
         "argument": 0,
         "pid": (1, 0, 0),
         "offset": 100,

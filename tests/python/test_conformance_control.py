@@ -10,13 +10,15 @@ zero trips, scalars and blocks carried, a binary search over blocks, a persisten
 kernel striding over tiles, and a spin lock built from atomic_cas whose critical
 section the grid's threads contend for."""
 
+import subprocess
+
 import numpy as np
 import pytest
 
 import triton
 import triton.language as tl
 
-from conftest import (assert_close, assert_equal, blockc_only, empty, interpreter_limitation, rand,
+from conftest import (python_command, assert_close, assert_equal, blockc_only, empty, interpreter_limitation, rand,
                       rng, to_torch, xfail_in_blockc)
 
 BLOCK = 32
@@ -817,3 +819,41 @@ def test_select_between_pointers(use_a):
     select_pointer_kernel[(1,)](to_torch(a), to_torch(b), z, use_a, BLOCK=BLOCK)
     lanes = np.where(np.arange(BLOCK) % 2 == 0, a, b)
     assert_equal(z, (a if use_a else b) + np.maximum(lanes, 0))
+
+
+LOOKBACK_SCRIPT = """
+import sys
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def chain(flags, out, BLOCK: tl.constexpr):
+    # Each program waits for the one before it to publish its flag (the
+    # decoupled look-back of single-pass scans), spinning on a volatile load.
+    pid = tl.program_id(0)
+    prev = 0
+    if pid > 0:
+        f = tl.load(flags + pid - 1, volatile=True)
+        while f == 0:
+            f = tl.load(flags + pid - 1, volatile=True)
+        prev = f
+    tl.store(out + pid, prev)
+    tl.store(flags + pid, pid + 1)
+
+n = int(sys.argv[1])
+flags, out = torch.zeros(n, dtype=torch.int32), torch.full((n,), -1, dtype=torch.int32)
+chain[(n,)](flags, out, BLOCK=16)
+assert out.tolist() == list(range(n)) and flags.tolist() == list(range(1, n + 1))
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("programs", [2, 500])
+def test_spinning_on_a_volatile_load_sees_the_other_programs_store(tmp_path, programs):
+    # In a child process with a timeout: a load hoisted out of the spin would hang.
+    script = tmp_path / "lookback.py"
+    script.write_text(LOOKBACK_SCRIPT)
+    result = subprocess.run(python_command() + [str(script), str(programs)], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr

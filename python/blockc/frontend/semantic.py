@@ -914,7 +914,8 @@ class Builder:
 
     # --- memory -----------------------------------------------------------
 
-    def load(self, pointer, mask=None, other=None, boundary_check=(), padding_option=""):
+    def load(self, pointer, mask=None, other=None, boundary_check=(), padding_option="",
+             volatile=False):
         if isinstance(pointer, block_pointer):
             if mask is not None or other is not None:
                 raise ValueError("a load through a block pointer takes boundary_check and "
@@ -938,6 +939,10 @@ class Builder:
             if other is not None:
                 other = self._fit(pointer, self.to_tensor(other, memory), "other")
                 text += f", other={other.handle}"
+        if volatile:
+            # Read each time, never merged or moved: another program may be
+            # writing the location (a spin-wait on a flag).
+            text += ", volatile"
         value = self.op(text, memory, pointer.shape, "x")
         return self.to_i1(value) if element.is_int1() else value
 

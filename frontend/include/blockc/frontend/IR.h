@@ -159,6 +159,9 @@ public:
   /// value [, mask]. AtomicCas: ptr, expected, desired.
   bool hasMask = false;
   bool hasOther = false;
+  /// Load: `volatile`, read from memory each time it runs, never merged,
+  /// moved or dropped (another program may be writing the location).
+  bool isVolatile = false;
   /// AtomicRMW, AtomicCas.
   MemoryOrder order = MemoryOrder::AcqRel;
 

@@ -244,9 +244,10 @@ def trans(input, *dims, _builder=None):
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False, _builder=None):
-    # Cache and eviction hints are GPU memory-hierarchy advice.
+    # Cache and eviction hints are GPU memory-hierarchy advice; `volatile`
+    # is semantics.
     return _builder.load(pointer, _c(mask), _c(other), _c(boundary_check) or (),
-                         _c(padding_option) or "")
+                         _c(padding_option) or "", bool(_c(volatile)))
 
 
 @builtin
