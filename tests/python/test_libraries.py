@@ -1003,3 +1003,206 @@ def test_flag_gems_dropout_backward(n, dtype):
     mask = rand(n, seed=2) > 0.3
     dx = mod.dropout_backward(dy, mask, 1 / 0.7)
     check(dx, dy.double() * mask.double() / 0.7, dtype)
+
+
+# --- FlagGems: scans (tl.cumsum, tl.associative_scan) ---------------------------------
+
+CUMSUM_SHAPES = [((5, 37), 1), ((6000,), 0), ((4, 37, 3), 1), ((2, 5000, 3), 1),
+                 pytest.param((3, 20000), 1, marks=xfail_in_blockc(
+                     "a grid of 4 dimensions, (M, num_ctas, 1, 1), for "
+                     "reduce_then_scan_block_sum_kernel_row: blockc takes 1 to 3, Triton's "
+                     "launcher reads the first three and ignores the rest"))]
+
+
+@pytest.mark.parametrize("shape,dim", CUMSUM_SHAPES)
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int32"])
+def test_flag_gems_cumsum(shape, dim, dtype):
+    # Rows of up to 16384 take the one-tile scan, longer ones the reduce-then-scan
+    # kernels; a middle dimension takes scan_part_sum_abc and add_base_sum_abc (a
+    # recursion over the partial sums past 4096).
+    mod = flag_gems("cumsum")
+    x = make(shape, dtype, 1) if dtype != "int32" else torch.randint(-5, 5, shape, generator=torch.Generator().manual_seed(1), dtype=torch.int32)
+    out = mod.cumsum(x, dim)
+    if dtype == "int32":
+        assert out.dtype == torch.int64
+        np.testing.assert_array_equal(out.numpy(), np.cumsum(x.numpy().astype(np.int64), axis=dim))
+    else:
+        ref = torch.cumsum(x.double(), dim)
+        check(out, ref, DTYPES[dtype], 10 * math.sqrt(shape[dim]))
+
+
+@pytest.mark.parametrize("shape,dim", [((5, 37), -1), ((4, 5000), -1), ((6, 4, 3), 0)])
+def test_flag_gems_normed_cumsum(shape, dim):
+    # block_cumsum_kernel: a loop over a row's tiles with a running sum. (FlagGems'
+    # wrapper cannot run a row split over several programs, fewer than 4 rows here: it
+    # calls `device.name` on the string its module made of `device`; nor a middle
+    # dimension, whose result it leaves transposed.)
+    mod = flag_gems("cumsum")
+    x = rand(*shape, seed=2) + 0.01
+    out = mod.normed_cumsum(x, dim)
+    xd = x.double()
+    check(out, torch.cumsum(xd, dim) / xd.sum(dim, keepdim=True), torch.float32, 10)
+
+
+TIE_BREAK_COMBINE = xfail_in_blockc(
+    "a combine function that builds a rank-1 block (tle.is_floating's promote_to_tensor, "
+    "x + tl.zeros((1,), tl.int1), evaluated only for its dtype): 'a combine body computes "
+    "scalars; const gives i1[1]'")
+
+
+@TIE_BREAK_COMBINE
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+@pytest.mark.parametrize("shape,dim", [((5, 37), 1), ((3, 40, 2), 1)])
+def test_flag_gems_cummax_cummin(op, shape, dim):
+    mod = flag_gems(op)
+    x = randn(*shape, seed=3).round(decimals=1)  # ties: the index is the last one's
+    values, indices = getattr(mod, op)(x, dim)
+    ref = getattr(torch, op)(x, dim)
+    np.testing.assert_array_equal(values.numpy(), ref.values.numpy())
+    xs = x.numpy()
+    # the index of the last element equal to the running extreme
+    np.testing.assert_array_equal(
+        np.take_along_axis(xs, indices.numpy(), dim), values.numpy())
+
+
+# --- FlagGems: tl.reduce with a combine function --------------------------------------
+
+@pytest.mark.parametrize("op", ["any", "all"])
+@pytest.mark.parametrize("shape,dim", [((5, 37), 1), ((3, 50, 5), 1), ((64, 9), 0), ((2, 700), 1), ((4099,), None)])
+@pytest.mark.parametrize("density", [0.0, 0.002, 0.5, 1.0])
+def test_flag_gems_any_all(op, shape, dim, density):
+    mod = flag_gems(op)
+    x = (rand(*shape, seed=4) < density).to(torch.float32) * randn(*shape, seed=5).sign()
+    if op == "all":
+        x = 1.0 - x.abs()  # all: zeros where `any` would have ones
+    out = getattr(mod, f"{op}_dim")(x, dim=dim)
+    ref = getattr(np, op)(x.numpy() != 0, axis=dim)
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@CONSTEXPR_VALUE
+@pytest.mark.parametrize("shape,dim", [((4099,), None), ((4, 37), 1), ((3, 50, 5), 1), ((64, 9), 0)])
+@pytest.mark.parametrize("dtype", ARGMAX_DTYPES)
+def test_flag_gems_argmin(shape, dim, dtype):
+    mod = flag_gems("argmin")
+    x = make(shape, dtype, 6)
+    out = mod.argmin(x, dim=dim)
+    ref = np.argmin(x.float().numpy() if dtype != "int32" else x.numpy(), axis=dim)
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@pytest.mark.parametrize("shape,dim", [((37,), None), ((3000,), None), ((4, 37), 1), ((3, 50, 5), 1), ((2, 300), 0)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_flag_gems_prod(shape, dim, dtype):
+    # tl.reduce with reduce_mul as its combine function.
+    dtype = DTYPES[dtype]
+    mod = flag_gems("prod")
+    x = (1 + 0.05 * randn(*shape, seed=7)).to(dtype)
+    out = mod.prod(x) if dim is None else mod.prod_dim(x, dim)
+    ref = x.double().prod() if dim is None else x.double().prod(dim)
+    check(out, ref, dtype, 20)
+
+
+# --- FlagGems: atomics ----------------------------------------------------------------
+
+@pytest.mark.parametrize("shape,dim", [((37,), None), ((5000,), None), ((4, 37), 1), ((3, 50, 5), 1)])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+def test_flag_gems_count_nonzero(shape, dim, dtype):
+    # count_nonzero_kernel_1 sums the blocks with tl.atomic_add.
+    mod = flag_gems("count_nonzero")
+    x = (rand(*shape, seed=8) < 0.3) * torch.randint(1, 5, shape, generator=torch.Generator().manual_seed(9))
+    x = x.to({"float32": torch.float32, "int32": torch.int32, "bool": torch.bool}[dtype])
+    out = mod.count_nonzero(x, dim)
+    ref = np.count_nonzero(x.numpy(), axis=dim)
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@pytest.mark.parametrize("n", [37, 4096, 10000, 70000])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int32"])
+def test_flag_gems_masked_select(n, dtype):
+    # Up to 4096 elements: one program's tl.cumsum of the mask. Past it: per-program
+    # counts, the last program to arrive (tl.atomic_add on a counter, acq_rel) scanning
+    # them, then a write-back of each program's elements at its offset.
+    mod = flag_gems("masked_select")
+    x = make((n,), dtype, 10)
+    mask = rand(n, seed=11) < 0.4
+    out = mod.masked_select(x, mask)
+    np.testing.assert_array_equal(out.float().numpy(), x[mask].float().numpy())
+
+
+def test_flag_gems_masked_select_broadcast():
+    mod = flag_gems("masked_select")
+    x = randn(6, 37, seed=12)
+    mask = rand(37, seed=13) < 0.5
+    out = mod.masked_select(x, mask)
+    np.testing.assert_array_equal(out.numpy(), torch.masked_select(x, mask).numpy())
+
+
+@pytest.mark.parametrize("shape", [(37,), (5, 300), (2, 3, 70)])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+def test_flag_gems_nonzero(shape, dtype):
+    # nonzero_kernel scatters each nonzero's multi-index at its rank in a torch cumsum.
+    mod = flag_gems("nonzero")
+    x = (rand(*shape, seed=14) < 0.3).to({"float32": torch.float32, "int32": torch.int32, "bool": torch.bool}[dtype])
+    out = mod.nonzero(x)
+    np.testing.assert_array_equal(out.numpy(), np.argwhere(x.numpy()))
+
+
+@pytest.mark.parametrize("num_weights,dim,index_shape", [(10, 64, (4, 7)), (50, 37, (300,))])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("padding_idx", [None, 3])
+@pytest.mark.parametrize("scale_grad_by_freq", [False, True])
+def test_flag_gems_embedding(num_weights, dim, index_shape, dtype, padding_idx, scale_grad_by_freq):
+    # Forward: a gather; backward: tl.atomic_add of each row's gradient into its weight
+    # row, and indice_freq_kernel's tl.atomic_add histogram of the indices.
+    dtype = DTYPES[dtype]
+    mod = flag_gems("embedding")
+    w = randn(num_weights, dim, dtype=dtype, seed=15)
+    idx = torch.randint(0, num_weights, index_shape, generator=torch.Generator().manual_seed(16))
+    out = mod.embedding(w, idx)
+    np.testing.assert_array_equal(out.float().numpy(), w[idx].float().numpy())
+    dy = randn(*index_shape, dim, dtype=dtype, seed=17)
+    wd = w.double().requires_grad_(True)
+    F.embedding(idx, wd, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq).backward(dy.double())
+    dw = mod.embedding_backward(dy, idx, num_weights, padding_idx=-1 if padding_idx is None else padding_idx,
+                                scale_grad_by_freq=scale_grad_by_freq)
+    check(dw, wd.grad, dtype, 4)
+
+
+@pytest.mark.parametrize("n", [5, 37, 3000])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_flag_gems_vdot(n, dtype):
+    dtype = DTYPES[dtype]
+    mod = flag_gems("vdot")
+    a, b = randn(n, dtype=dtype, seed=18), randn(n, dtype=dtype, seed=19)
+    check(mod.vdot(a, b), (a.double() * b.double()).sum(), dtype, math.sqrt(n))
+
+
+@pytest.mark.parametrize("n", [5, 37, 3000])
+@pytest.mark.parametrize("conj", [(False, False), (True, False), (False, True), (True, True)])
+def test_flag_gems_vdot_complex(n, conj):
+    mod = flag_gems("vdot")
+    a = torch.complex(randn(n, seed=20), randn(n, seed=21))
+    b = torch.complex(randn(n, seed=22), randn(n, seed=23))
+    a_, b_ = (a.conj() if conj[0] else a), (b.conj() if conj[1] else b)
+    out = mod.vdot(a_, b_)
+    # vdot(a, b) = sum(conj(a) * b) (torch 1.13's own vdot of complex128 gives 0 here)
+    ref = (a_.resolve_conj().to(torch.complex128).conj() * b_.resolve_conj().to(torch.complex128)).sum()
+    check(torch.view_as_real(out.reshape(1)), torch.view_as_real(ref.reshape(1)), torch.float32, math.sqrt(n))
+
+
+@xfail_in_blockc("assert on a runtime value in a kernel (`assert tgt >= 0 and tgt < C`, "
+                 "tl.device_assert): Block IR has no device assertions (Triton drops it "
+                 "unless debug is on)")
+@pytest.mark.parametrize("n,c", [(5, 37), (64, 300)])
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+def test_flag_gems_nll_loss(n, c, reduction):
+    mod = flag_gems("nllloss")
+    x = torch.log_softmax(randn(n, c, seed=24), 1)
+    t = torch.randint(0, c, (n,), generator=torch.Generator().manual_seed(25))
+    t[1] = -100
+    w = rand(c, seed=26) + 0.5
+    out, total_weight = mod.nll_loss_forward(x, t, w, reduction, -100)
+    ref = F.nll_loss(x.double(), t, w.double(), ignore_index=-100,
+                     reduction=["none", "mean", "sum"][reduction])
+    check(out, ref, torch.float32, 4)
