@@ -1206,3 +1206,144 @@ def test_flag_gems_nll_loss(n, c, reduction):
     ref = F.nll_loss(x.double(), t, w.double(), ignore_index=-100,
                      reduction=["none", "mean", "sum"][reduction])
     check(out, ref, torch.float32, 4)
+
+
+# --- FlagGems: random numbers (tl.philox, unsigned counters) --------------------------
+# Checked by distribution and by consistency between the library's kernels: each draws
+# Philox at counter (offset + i) of the shim's fixed seed, so rand, rand_like, randn
+# (Box-Muller of the same pairs), exponential_ (-log u / lambda) and multinomial (a
+# binary search of u in the CDF) must agree value for value at equal offsets.
+
+def philox_at(offset):
+    """Make the shim's next philox_backend_seed_offset return `offset`."""
+    flag_gems("rand")
+    sys.modules["flag_gems_shim"]._philox_calls[0] = offset
+
+
+def rand_of(n, offset):
+    """FlagGems' rand of n floats at Philox offset `offset`, in float64."""
+    philox_at(offset)
+    return flag_gems("rand").rand((n,)).double()
+
+
+def philox_uniforms(counters, offset):
+    """The four uniforms (r0..r3) of Philox counters offset + c, c < counters, as a
+    [counters, 4] tensor, taken from rand, which stores a program's BLOCK (1024 here)
+    counters' r0, r1, r2, r3 as four consecutive runs."""
+    u = rand_of(4096 * triton_cdiv(counters, 1024), offset)
+    return u.reshape(-1, 4, 1024).permute(0, 2, 1).reshape(-1, 4)[:counters]
+
+
+def as_stored(words, n, block):
+    """Four words per counter laid out as FlagGems' rand-like kernels store them."""
+    c = triton_cdiv(n, 4 * block) * block
+    return words[:c].reshape(-1, block, 4).permute(0, 2, 1).reshape(-1)[:n]
+
+
+@pytest.mark.parametrize("n", [37, 3000, 40000])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_flag_gems_rand(n, dtype):
+    dtype = DTYPES[dtype]
+    mod = flag_gems("rand")
+    philox_at(8)
+    a = mod.rand((n,), dtype=dtype)
+    philox_at(8)
+    b = mod.rand((n,), dtype=dtype)
+    c = mod.rand((n,), dtype=dtype)
+    assert a.dtype == dtype and a.shape == (n,)
+    assert torch.equal(a, b), "same seed and offset, same numbers"
+    assert not torch.equal(a, c), "the offset moves on"
+    ad = a.double()
+    assert ad.min() >= 0 and ad.max() <= 1
+    if n >= 3000:
+        assert abs(ad.mean() - 0.5) < 5 / math.sqrt(12 * n)
+        assert abs(ad.var() - 1 / 12) < 0.01
+        # uniform: at most a few % off in each tenth
+        hist = np.histogram(ad.numpy(), bins=10, range=(0, 1))[0] / n
+        assert np.abs(hist - 0.1).max() < 0.02
+        assert len(np.unique(ad.numpy())) > 0.9 * n if dtype == torch.float32 else True
+
+
+@pytest.mark.parametrize("shape", [(37,), (5, 700)])
+def test_flag_gems_rand_like(shape):
+    mod = flag_gems("rand_like")
+    x = torch.empty(shape)
+    philox_at(16)
+    a = mod.rand_like(x)
+    u = rand_of(x.numel(), 16)
+    assert a.shape == x.shape
+    assert torch.equal(a.reshape(-1).double(), u)
+
+
+@pytest.mark.parametrize("n", [37, 3000, 40000])
+def test_flag_gems_randn(n):
+    mod = flag_gems("randn")
+    philox_at(24)
+    z = mod.randn((n,)).double()
+    # Box-Muller of the pairs (r0, r1) and (r2, r3), stored as rand stores its four
+    w = philox_uniforms(triton_cdiv(n, 4) + 1024, 24)
+    r01 = torch.sqrt(-2 * torch.log(torch.clamp(w[:, 0], min=1e-7)))
+    r23 = torch.sqrt(-2 * torch.log(torch.clamp(w[:, 2], min=1e-7)))
+    normal = torch.stack([r01 * torch.cos(2 * math.pi * w[:, 1]), r01 * torch.sin(2 * math.pi * w[:, 1]),
+                          r23 * torch.cos(2 * math.pi * w[:, 3]), r23 * torch.sin(2 * math.pi * w[:, 3])], 1)
+    check(z, as_stored(normal, n, 512 if n <= 512 else 1024), torch.float32, 10)
+    if n >= 3000:
+        assert abs(z.mean()) < 5 / math.sqrt(n)
+        assert abs(z.std() - 1) < 0.05
+
+
+@pytest.mark.parametrize("n", [37, 3000])
+@pytest.mark.parametrize("lo,hi", [(0.0, 1.0), (-3.0, 5.0)])
+def test_flag_gems_uniform(n, lo, hi):
+    mod = flag_gems("uniform")
+    philox_at(32)
+    x = mod.uniform_(torch.empty(n), lo, hi).double()
+    u = rand_of(n, 32)
+    check(x, lo + (hi - lo) * u, torch.float32, 4)
+    assert x.min() >= lo and x.max() <= hi
+
+
+@pytest.mark.parametrize("n", [37, 3000])
+@pytest.mark.parametrize("lambd", [1.0, 2.5])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_flag_gems_exponential(n, lambd, dtype):
+    dtype = DTYPES[dtype]
+    mod = flag_gems("exponential_")
+    philox_at(40)
+    x = mod.exponential_(torch.empty(n, dtype=dtype), lambd).double()
+    u = rand_of(n, 40)
+    eps = torch.finfo(dtype).eps
+    ref = torch.where(u >= 1 - eps / 2, torch.full_like(u, -eps / 2), torch.log(u)) * (-1 / lambd)
+    check(x, ref, dtype, 4)
+    assert x.min() >= 0
+
+
+def test_flag_gems_exponential_double():
+    # float64: Philox words pasted into 64-bit uniforms (paste_u64, uint64 shifts; the
+    # int64-times-float scaling of uint_to_uniform_float rounds to float32, as in Triton)
+    mod = flag_gems("exponential_")
+    philox_at(48)
+    n = 5000
+    x = mod.exponential_(torch.empty(n, dtype=torch.float64), 1.0)
+    assert x.min() >= 0 and torch.isfinite(x).all()
+    assert abs(x.mean() - 1) < 5 / math.sqrt(n)
+    assert abs(x.var() - 1) < 0.15
+    assert len(np.unique(x.numpy())) > 0.99 * n
+
+
+@pytest.mark.parametrize("n_dist,k,n_samples", [(1, 10, 50), (4, 37, 300), (3, 1000, 64)])
+def test_flag_gems_multinomial(n_dist, k, n_samples):
+    # With replacement: normed_cumsum, then multinomial_with_replacement's binary search
+    # of each uniform (Philox counter offset + dist * n_samples + sample) in the CDF.
+    mod = flag_gems("multinomial")
+    prob = rand(n_dist, k, seed=27) ** 3
+    prob[:, 1] = 0  # never drawn
+    philox_at(64)
+    out = mod.multinomial(prob, n_samples, True)
+    assert out.shape == (n_dist, n_samples) and out.dtype == torch.int64
+    r0 = philox_uniforms(n_dist * n_samples, 64)[:, 0]
+    rv = torch.clamp(r0.reshape(n_dist, n_samples) + 0.0001, max=0.9999)
+    cdf = torch.cumsum(prob.double(), -1) / prob.double().sum(-1, keepdim=True)
+    ref = torch.searchsorted(cdf, rv).clamp(max=k - 1)
+    assert (out != ref).double().mean() < 0.01  # a rounding at a CDF step at most
+    assert not (out == 1).any()
