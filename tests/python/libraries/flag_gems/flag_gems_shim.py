@@ -1,10 +1,11 @@
 # The parts of FlagGems' own package that the kernel files in this folder import.
 # Copied unchanged from FlagGems (https://github.com/FlagOpen/FlagGems, commit 532ff438c70343d7aec9becdabb76a71225a0553):
 # src/flag_gems/runtime/backend/_nvidia/heuristics_config_utils.py (whole),
-# get_dtype_max/get_dtype_min of src/flag_gems/utils/limits.py, program_id/num_programs
-# of src/flag_gems/utils/triton_lang_extension.py (imported as `triton_lang_extension`, which the kernel files name `tle`), dim_compress of
-# src/flag_gems/utils/shape_utils.py and uint_to_uniform_float of
-# src/flag_gems/utils/random_utils.py. The rest, marked "blockc's stand-in", replaces
+# get_dtype_max/get_dtype_min of src/flag_gems/utils/limits.py, program_id, num_programs, promote_to_tensor, is_floating and
+# minimum/maximum_with_index_tie_break_right of src/flag_gems/utils/triton_lang_extension.py (imported as `triton_lang_extension`, which the kernel files name `tle`), dim_compress of
+# src/flag_gems/utils/shape_utils.py, uint_to_uniform_float and uniform of
+# src/flag_gems/utils/random_utils.py, and bracket_next_power_of_2, broadcastable and
+# volume of src/flag_gems/utils/shape_utils.py. The rest, marked "blockc's stand-in", replaces
 # FlagGems' runtime (its per-vendor config loader, its kernel-caching `libentry`, the
 # device module and the CUDA generator state) with what a CPU needs. It is not part of
 # blockc.
@@ -420,6 +421,49 @@ def num_programs(
     return tl.num_programs(axis).to(tl.int64)
 
 
+@triton.jit
+def promote_to_tensor(x):
+    # Addition promotes to tensor for us
+    return x + tl.zeros((1,), tl.int1)
+
+
+@triton.jit
+def is_floating(x):
+    return promote_to_tensor(x).dtype.is_floating()
+
+
+@triton.jit
+def minimum_with_index_tie_break_right(a_value, a_index, b_value, b_index):
+    mask = a_value < b_value
+    equal = a_value == b_value
+    if is_floating(a_value):
+        a_isnan = a_value != a_value
+        b_isnan = b_value != b_value
+        mask |= a_isnan and not b_isnan
+        # Consider NaNs as equal
+        equal |= a_isnan and b_isnan
+
+    # Prefer highest index if values are equal
+    mask |= equal & (a_index > b_index)
+    return tl.where(mask, a_value, b_value), tl.where(mask, a_index, b_index)
+
+
+@triton.jit
+def maximum_with_index_tie_break_right(a_value, a_index, b_value, b_index):
+    mask = a_value > b_value
+    equal = a_value == b_value
+    if is_floating(a_value):
+        a_isnan = a_value != a_value
+        b_isnan = b_value != b_value
+        mask |= a_isnan and not b_isnan
+        # Consider NaNs as equal
+        equal |= a_isnan and b_isnan
+
+    # Prefer highest index if values are equal
+    mask |= equal & (a_index > b_index)
+    return tl.where(mask, a_value, b_value), tl.where(mask, a_index, b_index)
+
+
 
 # --- src/flag_gems/utils/shape_utils.py ------------------------------------------------
 def dim_compress(inp, dims):
@@ -461,6 +505,55 @@ except AttributeError:
         return x * scale
 
 
+@triton.jit
+def uniform(seed, philox_offset, offset):
+    seed = seed.to(tl.int64)
+    philox_offset = philox_offset.to(tl.int64)
+    c0 = (philox_offset & 0xFFFFFFFF).to(tl.uint32)
+    c1 = ((philox_offset >> 32) & 0xFFFFFFFF).to(tl.uint32)
+    i4 = offset
+    c0 += i4
+    _O = c0 * 0
+    r0, r1, r2, r3 = tl.philox(seed, c0, c1, _O, _O)
+    r0 = uint_to_uniform_float(r0)
+    r1 = uint_to_uniform_float(r1)
+    r2 = uint_to_uniform_float(r2)
+    r3 = uint_to_uniform_float(r3)
+    return r0, r1, r2, r3
+
+
+# --- src/flag_gems/utils/shape_utils.py (more) -----------------------------------------
+import functools
+import operator
+
+
+def bracket_next_power_of_2(N, lower, upper):
+    return min(max(triton.next_power_of_2(N), lower), upper)
+
+
+def broadcastable(s1, s2) -> bool:
+    r1 = len(s1)
+    if r1 == 0:
+        return True
+    r2 = len(s2)
+    if r2 == 0:
+        return True
+
+    s1, s2 = (s1, s2) if r1 >= r2 else (s2, s1)
+    r1, r2 = (r1, r2) if r1 >= r2 else (r2, r1)
+
+    d = r1 - r2
+    for i in range(r2):
+        if s1[d + i] == 1 or s2[i] == 1 or s1[d + i] == s2[i]:
+            continue
+        return False
+    return True
+
+
+def volume(shape) -> int:
+    return functools.reduce(operator.mul, shape, 1)
+
+
 # --- blockc's stand-ins ----------------------------------------------------------------
 def libentry():
     """blockc's stand-in: FlagGems' libentry caches launches; here the kernel itself."""
@@ -469,14 +562,39 @@ def libentry():
 
 def _get_tuned_config(name):
     """blockc's stand-in for FlagGems' YAML config loader: a few configs of the kind
-    tune_configs.yaml lists (BLOCK_M x BLOCK_N)."""
+    tune_configs.yaml lists (BLOCK_M x BLOCK_N; BLOCK_SIZE for count_nonzero; num_warps
+    alone for randperm)."""
+    if name == "count_nonzero":
+        return [triton.Config({"BLOCK_SIZE": 1024}, num_warps=4)]
+    if name == "randperm":
+        return [triton.Config({}, num_warps=4)]
+    if name == "naive_reduction":
+        return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=4) for m, n in ((1, 64), (4, 256))]
     return [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=4) for m in (1, 4) for n in (64, 256)]
+
+
+def libtuner(configs, key, **kwargs):
+    """blockc's stand-in: FlagGems' libtuner is triton.autotune with a persistent cache."""
+    return triton.autotune(configs=configs, key=key)
+
+
+def get_device_properties(idx=None):
+    """blockc's stand-in: a CPU has no streaming multiprocessors; FlagGems sizes its
+    grids by their count, here 4."""
+    return types.SimpleNamespace(multi_processor_count=4)
+
+
+device = types.SimpleNamespace(name="cpu")
 
 
 runtime = types.SimpleNamespace(get_heuristic_config=lambda name: HEURISTICS_CONFIGS[name],
                                 get_tuned_config=_get_tuned_config)
-torch_device_fn = types.SimpleNamespace(device=lambda device: contextlib.nullcontext())
-triton_lang_extension = types.SimpleNamespace(program_id=program_id, num_programs=num_programs)
+torch_device_fn = types.SimpleNamespace(device=lambda device: contextlib.nullcontext(),
+                                  get_device_properties=get_device_properties)
+triton_lang_extension = types.SimpleNamespace(
+    program_id=program_id, num_programs=num_programs,
+    minimum_with_index_tie_break_right=minimum_with_index_tie_break_right,
+    maximum_with_index_tie_break_right=maximum_with_index_tie_break_right)
 
 _philox_calls = [0]
 
