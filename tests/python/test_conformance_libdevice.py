@@ -129,7 +129,9 @@ UNARY = {
 }
 EXACT_UNARY = {
     "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint, "round": _round_half_away,
-    "saturatef": lambda x: np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 1.0)),
+    # Clamped to [+0.0, 1.0] (CUDA's words): -0.0 and NaN give +0.0. Written out,
+    # since np.clip keeps -0.0 in numpy 2 and not in numpy 1.
+    "saturatef": lambda x: np.where(np.isnan(x) | (x <= 0), 0.0, np.where(x >= 1, 1.0, x)),
     "rcp_rn": lambda x: 1.0 / x,
 }
 CLASSIFY = {

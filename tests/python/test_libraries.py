@@ -1353,9 +1353,6 @@ class _NoLaunch:
         return lambda *args, **kwargs: None
 
 
-@pytest.mark.skip(reason="HANGS under blockc (a blockc bug, not a missing construct): programs "
-                  "spinning in `while f == 0: f = tl.load(p, volatile=True)` on a predecessor's "
-                  "flag never see it published, most runs; a strict xfail cannot catch a hang")
 @pytest.mark.parametrize("n,key_dtype,valid_bits", [(3000, torch.int16, 16), (20000, torch.int32, 24), (5000, torch.int8, 8)])
 def test_flag_gems_radix_sort_by_key(n, key_dtype, valid_bits, monkeypatch):
     # randperm's sort_by_key past 2048 elements: digit_hist_kernel, then per 4-bit pass
