@@ -93,6 +93,15 @@ def reduce_or(input, axis, keep_dims=False, _builder=None):
                               lambda a, b: _builder.bitwise("or", a, b), _c(keep_dims))
 
 
+def _log2(i):
+    """log2 of a power-of-two constexpr, as a constexpr (Triton's helper, which
+    libraries import for their own bitonic sorts)."""
+    value = _c(i)
+    if not isinstance(value, int) or value < 1 or value & (value - 1):
+        raise ValueError(f"_log2 needs a power-of-two integer, got {value!r}")
+    return core.constexpr(value.bit_length() - 1)
+
+
 @builtin
 def topk(x, k, dim=None, _builder=None):
     return _builder.topk(x, _c(k), _c(dim))

@@ -456,8 +456,14 @@ def _grid(grid, arguments, fn):
                           f"the meta-parameters returning one; got {type(grid).__name__} "
                           f"{grid!r}")
     grid = tuple(grid)
+    # Triton's launcher reads the first three entries; kernels written for it
+    # sometimes pass (M, n, 1, 1). Entries past the third are accepted when
+    # they are 1, the only value that changes nothing.
+    while len(grid) > 3 and _grid_count(grid[-1]) == 1:
+        grid = grid[:-1]
     if not 1 <= len(grid) <= 3:
-        raise _grid_error(fn, f"the grid has {len(grid)} dimensions; it takes 1 to 3")
+        raise _grid_error(fn, f"the grid has {len(grid)} dimensions; it takes 1 to 3 (and "
+                          "entries past the third only if they are 1)")
     counts = []
     for axis, entry in enumerate(grid):
         count = _grid_count(entry)
