@@ -1041,13 +1041,6 @@ def test_flag_gems_normed_cumsum(shape, dim):
     check(out, torch.cumsum(xd, dim) / xd.sum(dim, keepdim=True), torch.float32, 10)
 
 
-TIE_BREAK_COMBINE = xfail_in_blockc(
-    "a combine function that builds a rank-1 block (tle.is_floating's promote_to_tensor, "
-    "x + tl.zeros((1,), tl.int1), evaluated only for its dtype): 'a combine body computes "
-    "scalars; const gives i1[1]'")
-
-
-@TIE_BREAK_COMBINE
 @pytest.mark.parametrize("op", ["cummax", "cummin"])
 @pytest.mark.parametrize("shape,dim", [((5, 37), 1), ((3, 40, 2), 1)])
 def test_flag_gems_cummax_cummin(op, shape, dim):

@@ -735,7 +735,7 @@ class Builder:
                                  f"block of shape {list(value.shape)}")
             handles.append(self.cast(value, t.dtype).handle)
         self.emitter.line(f"yield {', '.join(handles)}", self.loc)
-        body = self.emitter.pop()
+        body = _live_lines(self.emitter.pop())
         out_shape = tuple(d for i, d in enumerate(inputs[0].shape) if what != "reduce" or i != axis)
         results = [tensor(self.emitter.fresh("red" if what == "reduce" else "scan"), t.dtype,
                           out_shape) for t in inputs]
@@ -1135,6 +1135,25 @@ class Builder:
             element = bp.base.dtype.element_ty
             other = float("nan") if padding_option == "nan" and element.is_floating() else 0
         return pointer, mask, other
+
+
+def _live_lines(lines):
+    """A combine body without the ops nothing it yields reads. Library combine
+    functions compute values only for their dtype (FlagGems builds
+    `x + tl.zeros((1,), tl.int1)` to ask whether x is a float); Block IR's
+    combine bodies hold scalar ops, and such a dead block op would be refused."""
+    live, kept = set(), []
+    for depth, text, loc in reversed(lines):
+        defined, sep, rest = text.partition(" = ")
+        names = [n.strip() for n in defined.split(",")] if sep else []
+        if names and all(n.startswith("%") for n in names):
+            if not any(n in live for n in names):
+                continue
+            live.update(_HANDLE.findall(rest))
+        else:
+            live.update(_HANDLE.findall(text))
+        kept.append((depth, text, loc))
+    return kept[::-1]
 
 
 def _memory_type(element):
