@@ -1,4 +1,4 @@
-//===- SmallFloat.cpp - f16 and bf16 bit patterns from and to double ------===//
+//===- SmallFloat.cpp - small float bit patterns from and to double -----===//
 #include "blockc/frontend/SmallFloat.h"
 
 #include <algorithm>
@@ -62,7 +62,55 @@ double fromSmallFloatBits(uint16_t bits, SmallFloat format) {
   return sign * std::ldexp(double(fraction + (1u << m)), int(field) - bias - m);
 }
 
+struct Float8Format {
+  int mantissaBits, bias;
+  double maxFinite;
+};
+Float8Format float8Format(ScalarKind kind) {
+  return kind == ScalarKind::F8E4M3 ? Float8Format{3, 7, 448.0} : Float8Format{2, 15, 57344.0};
+}
+
 } // namespace
+
+uint8_t toFloat8Bits(double value, ScalarKind kind) {
+  const Float8Format format = float8Format(kind);
+  const int m = format.mantissaBits;
+  const uint32_t sign = std::signbit(value) ? 0x80 : 0;
+  if (std::isnan(value))
+    return uint8_t(sign | 0x7f); // NaN in both formats
+  double magnitude = std::min(std::fabs(value), format.maxFinite);
+  if (magnitude == 0)
+    return uint8_t(sign);
+  int e;
+  std::frexp(magnitude, &e);
+  int exponent = std::max(e - 1, 1 - format.bias);
+  double significand = std::nearbyint(std::ldexp(magnitude, m - exponent));
+  if (significand >= std::ldexp(1.0, m + 1)) {
+    significand /= 2;
+    ++exponent;
+  }
+  // Clamping before rounding cannot carry past the largest finite value,
+  // which is itself representable.
+  uint32_t bits = uint32_t(significand);
+  if (bits < (1u << m))
+    return uint8_t(sign | bits);
+  return uint8_t(sign | (uint32_t(exponent + format.bias) << m) | (bits - (1u << m)));
+}
+
+double fromFloat8Bits(uint8_t bits, ScalarKind kind) {
+  const Float8Format format = float8Format(kind);
+  const int m = format.mantissaBits;
+  const uint32_t magnitude = bits & 0x7f, field = magnitude >> m, fraction = bits & ((1u << m) - 1);
+  const double sign = bits & 0x80 ? -1.0 : 1.0;
+  if (kind == ScalarKind::F8E4M3 && magnitude == 0x7f)
+    return std::numeric_limits<double>::quiet_NaN(); // E4M3 has no infinity
+  if (kind == ScalarKind::F8E5M2 && field == 31)
+    return fraction ? std::numeric_limits<double>::quiet_NaN()
+                    : sign * std::numeric_limits<double>::infinity();
+  if (field == 0)
+    return sign * std::ldexp(double(fraction), 1 - format.bias - m);
+  return sign * std::ldexp(double(fraction + (1u << m)), int(field) - format.bias - m);
+}
 
 uint16_t toHalfBits(double value) {
   return toSmallFloatBits(value, kHalf);

@@ -116,7 +116,7 @@ std::optional<TypeError> sameElement(const Operation &op, int a, int b) {
 }
 
 bool isNumber(const Type &t) {
-  return !t.isPointer() && t.kind() != ScalarKind::I1;
+  return !t.isPointer() && t.kind() != ScalarKind::I1 && !isStorageOnlyKind(t.kind());
 }
 bool isIntegerType(const Type &t) {
   return t.isInteger();
@@ -125,14 +125,18 @@ bool isShiftable(const Type &t) {
   return t.isInteger() && !t.isBool();
 }
 bool isFloatType(const Type &t) {
-  return t.isFloat();
+  return t.isFloat() && !isStorageOnlyKind(t.kind());
 }
 
 std::optional<TypeError> requireKind(const Operation &op, int i, Predicate ok, const char *what) {
   const Type &t = op.operands[i]->type();
   if (ok(t))
     return std::nullopt;
-  return operandError(i, "'" + std::string(op.name()) + "' expects " + what + ", got " + quote(t));
+  std::string message = "'" + std::string(op.name()) + "' expects " + what + ", got " + quote(t);
+  if (!t.isPointer() && isStorageOnlyKind(t.kind()))
+    message += ": " + std::string(scalarKindName(t.kind())) +
+               " is a storage type; cast it to f32 (or f16, bf16) to compute";
+  return operandError(i, message);
 }
 
 /// Ops whose operands share one element type and broadcast to one shape.

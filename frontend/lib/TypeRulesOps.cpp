@@ -88,7 +88,7 @@ std::optional<TypeError> inferStore(const Operation &op) {
 /// take on every target blockc has (float kinds through a CAS loop where the
 /// ISA has no float atomics; `atomic_cas` on floats compares bits).
 static bool atomicAccepts(OpKind kind, ScalarKind element) {
-  if (element == ScalarKind::I1)
+  if (element == ScalarKind::I1 || isStorageOnlyKind(element))
     return false;
   switch (kind) {
   case OpKind::AtomicAdd:
@@ -185,7 +185,7 @@ std::optional<TypeError> inferCombining(const Operation &op, Types &results) {
   const Type &first = op.operands[0]->type();
   for (size_t i = 0; i < op.operands.size(); ++i) {
     const Type &t = op.operands[i]->type();
-    if (!t.isBlock() || t.isPointer())
+    if (!t.isBlock() || t.isPointer() || isStorageOnlyKind(t.kind()))
       return operandError(int(i), "'" + name + "' expects blocks of numbers, got " + quote(t));
     if (t.shape() != first.shape())
       return operandError(

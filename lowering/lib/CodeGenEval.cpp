@@ -1,5 +1,6 @@
 //===- CodeGenEval.cpp - Strips and elements of block values --------------===//
 #include "CodeGen.h"
+#include "blockc/frontend/SmallFloat.h"
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
@@ -124,6 +125,11 @@ llvm::Value *KernelCodeGen::evalDef(const Operation &op, const Value *v, const C
   switch (op.kind()) {
   case OpKind::Const: {
     llvm::Type *elem = elementType(type);
+    if (isStorageOnlyKind(type.kind())) {
+      double value = op.constant.isFloat ? op.constant.floatValue : double(op.constant.intValue);
+      llvm::Value *c = llvm::ConstantInt::get(elem, toFloat8Bits(value, type.kind()));
+      return vector ? splat(c) : c;
+    }
     llvm::Value *c = op.constant.isFloat
                          ? llvm::ConstantFP::get(elem, op.constant.floatValue)
                          : llvm::ConstantInt::get(elem, uint64_t(op.constant.intValue), true);

@@ -12,6 +12,8 @@ llvm::Type *dotMemoryType(llvm::LLVMContext &ctx, ScalarKind kind) {
   switch (kind) {
   case ScalarKind::I1:
   case ScalarKind::I8:
+  case ScalarKind::F8E4M3:
+  case ScalarKind::F8E5M2:
     return llvm::Type::getInt8Ty(ctx);
   case ScalarKind::I16:
   case ScalarKind::F16:

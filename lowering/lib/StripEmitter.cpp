@@ -20,6 +20,8 @@ llvm::Type *StripEmitter::scalarType(ScalarKind kind) {
   case ScalarKind::I1:
     return b_.getInt1Ty();
   case ScalarKind::I8:
+  case ScalarKind::F8E4M3: // bit patterns: no ISA computes in 8-bit floats
+  case ScalarKind::F8E5M2:
     return b_.getInt8Ty();
   case ScalarKind::I16:
     return b_.getInt16Ty();

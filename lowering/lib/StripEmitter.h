@@ -146,6 +146,11 @@ public:
   /// bf16 to f32, exactly, in integer arithmetic: no ISA needs bf16
   /// instructions for it (RVV has none without zvfbfmin).
   llvm::Value *extendBF16(llvm::Value *bf16);
+  /// f32 to an 8-bit float's bits (i8), rounded to nearest even, saturating
+  /// at the largest finite value as Triton's `cvt.rn.satfinite` does.
+  llvm::Value *roundToFloat8(llvm::Value *f32, ScalarKind kind);
+  /// An 8-bit float's bits (i8) to f32, exactly.
+  llvm::Value *extendFloat8(llvm::Value *bits, ScalarKind kind);
   /// A float (scalar or strip, not bf16) to the integer type `to`, saturating.
   llvm::Value *saturatingFloatToInt(llvm::Value *v, const Type &to);
   /// f64, i32 or i64 to f32 rounded to odd, so that a second rounding to bf16

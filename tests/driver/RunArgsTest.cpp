@@ -218,6 +218,39 @@ TEST(Elements, EncodesEachKindInItsWidth) {
   EXPECT_EQ(encode(ScalarKind::F16, "-inf"), bytes({0x00, 0xfc}));
 }
 
+TEST(Elements, Float8RoundsToNearestEvenAndSaturates) {
+  const ScalarKind e4m3 = ScalarKind::F8E4M3, e5m2 = ScalarKind::F8E5M2;
+  EXPECT_EQ(toFloat8Bits(448.0, e4m3), 0x7e);            // the largest finite value
+  EXPECT_EQ(toFloat8Bits(1e9, e4m3), 0x7e);              // saturates
+  EXPECT_EQ(toFloat8Bits(-INFINITY, e4m3), 0xfe);        // infinity too
+  EXPECT_EQ(toFloat8Bits(INFINITY, e5m2), 0x7b);         // 57344, not infinity
+  EXPECT_EQ(toFloat8Bits(std::ldexp(1.0, -9), e4m3), 1); // smallest subnormal
+  EXPECT_EQ(toFloat8Bits(std::ldexp(1.0, -10), e4m3), 0); // a tie, to even: zero
+  EXPECT_EQ(toFloat8Bits(17.0, e4m3), 0x58);             // a tie between 16 and 18: 16
+  EXPECT_EQ(toFloat8Bits(-0.0, e5m2), 0x80);
+  EXPECT_EQ(toFloat8Bits(NAN, e4m3) & 0x7f, 0x7f);
+  EXPECT_EQ(fromFloat8Bits(0x7c, e5m2), INFINITY);
+  EXPECT_TRUE(std::isnan(fromFloat8Bits(0xff, e4m3)));
+  EXPECT_EQ(fromFloat8Bits(0x7e, e4m3), 448.0);
+  EXPECT_EQ(fromFloat8Bits(0x01, e5m2), std::ldexp(1.0, -16));
+  // Every finite code survives the trip through double.
+  for (ScalarKind kind : {e4m3, e5m2})
+    for (uint32_t bits = 0; bits <= 0xff; ++bits) {
+      double value = fromFloat8Bits(uint8_t(bits), kind);
+      if (std::isfinite(value))
+        ASSERT_EQ(toFloat8Bits(value, kind), bits) << std::hex << bits;
+    }
+  // Encoded by `blockc run`: beyond the largest finite value is an error, not
+  // a silent saturation.
+  std::string error;
+  unsigned char out[8] = {};
+  EXPECT_TRUE(encodeNumber(e4m3, "0.5", out, error)) << error;
+  EXPECT_EQ(out[0], 0x30);
+  EXPECT_FALSE(encodeNumber(e4m3, "500", out, error));
+  EXPECT_NE(error.find("out of range for f8e4m3 (largest finite value 448)"), std::string::npos)
+      << error;
+}
+
 TEST(Elements, HalfAndBFloat16RoundToNearestEven) {
   EXPECT_EQ(toHalfBits(std::ldexp(1.0, -24)), 0x0001);    // smallest subnormal
   EXPECT_EQ(toHalfBits(std::ldexp(1.0, -25)), 0x0000);    // a tie, to even: zero
@@ -504,12 +537,12 @@ TEST(Npy, RejectsWhatItCannotReadAsIs) {
   EXPECT_EQ(readError("c8.npy", npyV1("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
                                       60, std::string(8, '\0'))),
             "dtype '<c8' is not supported; expected one of <f2 <f4 <f8 |b1 |i1 |u1 <i2 <u2 <i4 "
-            "<u4 <i8 <u8 (bf16 as <u2)");
+            "<u4 <i8 <u8 (bf16 as <u2, f8e4m3 and f8e5m2 as |u1)");
   EXPECT_EQ(readError("record.npy",
                       npyV1("{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (1,), }",
                             51, std::string(4, '\0'))),
             "structured dtypes (a list of fields) are not supported; expected one of <f2 <f4 <f8 "
-            "|b1 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 (bf16 as <u2)");
+            "|b1 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 (bf16 as <u2, f8e4m3 and f8e5m2 as |u1)");
   EXPECT_EQ(readError("short-data.npy",
                       npyV1("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 58,
                             std::string(20, '\0'))),

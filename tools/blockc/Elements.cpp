@@ -79,6 +79,12 @@ void storeFloat(ScalarKind kind, double value, void *out) {
     std::memcpy(out, &v, 4);
     break;
   }
+  case ScalarKind::F8E4M3:
+  case ScalarKind::F8E5M2: {
+    uint8_t v = toFloat8Bits(value, kind);
+    std::memcpy(out, &v, 1);
+    break;
+  }
   default:
     std::memcpy(out, &value, 8);
   }
@@ -93,6 +99,9 @@ double roundedTo(ScalarKind kind, double value) {
     return fromBFloat16Bits(toBFloat16Bits(value));
   case ScalarKind::F32:
     return double(float(value));
+  case ScalarKind::F8E4M3:
+  case ScalarKind::F8E5M2:
+    return fromFloat8Bits(toFloat8Bits(value, kind), kind);
   default:
     return value;
   }
@@ -106,6 +115,10 @@ double largestFinite(ScalarKind kind) {
     return fromBFloat16Bits(0x7f7f);
   case ScalarKind::F32:
     return std::numeric_limits<float>::max();
+  case ScalarKind::F8E4M3:
+    return 448.0;
+  case ScalarKind::F8E5M2:
+    return 57344.0;
   default:
     return std::numeric_limits<double>::max();
   }
@@ -139,6 +152,10 @@ int precision(ScalarKind kind) {
     return 8;
   case ScalarKind::F32:
     return 24;
+  case ScalarKind::F8E4M3:
+    return 4;
+  case ScalarKind::F8E5M2:
+    return 3;
   default:
     return 53;
   }
@@ -199,8 +216,12 @@ bool encodeNumber(ScalarKind kind, std::string_view text, void *out, std::string
     error = what + "a number such as 1.5, -2e-3, inf or nan";
     return false;
   }
-  // A finite number that becomes infinity is a typo, not a wish for inf.
-  if (outOfRange || (std::isfinite(value) && std::isinf(roundedTo(kind, value)))) {
+  // A finite number that becomes infinity is a typo, not a wish for inf; the
+  // 8-bit floats saturate instead, so their limit is checked before rounding.
+  bool tooLarge = std::isfinite(value) && (isStorageOnlyKind(kind)
+                                               ? std::fabs(value) > largestFinite(kind)
+                                               : std::isinf(roundedTo(kind, value)));
+  if (outOfRange || tooLarge) {
     char largest[32];
     std::snprintf(largest, sizeof largest, "%g", largestFinite(kind));
     error = quoted(text) + " is out of range for " + std::string(scalarKindName(kind)) +

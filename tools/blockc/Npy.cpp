@@ -36,16 +36,17 @@ struct NpyType {
   ScalarKind kind;
 };
 /// Every dtype blockc reads. The first entry of a kind is the one it writes;
-/// bf16, which NumPy lacks, travels as its uint16 bit patterns.
+/// bf16 and the 8-bit floats, which NumPy lacks, travel as their bit patterns
+/// (uint16 and uint8).
 constexpr NpyType kNpyTypes[] = {
     {"|b1", ScalarKind::I1},  {"|i1", ScalarKind::I8},   {"|u1", ScalarKind::I8},
     {"<i2", ScalarKind::I16}, {"<u2", ScalarKind::I16},  {"<i4", ScalarKind::I32},
     {"<u4", ScalarKind::I32}, {"<i8", ScalarKind::I64},  {"<u8", ScalarKind::I64},
     {"<f2", ScalarKind::F16}, {"<u2", ScalarKind::BF16}, {"<f4", ScalarKind::F32},
-    {"<f8", ScalarKind::F64},
+    {"<f8", ScalarKind::F64}, {"|u1", ScalarKind::F8E4M3}, {"|u1", ScalarKind::F8E5M2},
 };
 constexpr std::string_view kSupportedDescrs =
-    "<f2 <f4 <f8 |b1 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 (bf16 as <u2)";
+    "<f2 <f4 <f8 |b1 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 (bf16 as <u2, f8e4m3 and f8e5m2 as |u1)";
 
 uint64_t readLittleEndian(std::string_view bytes, size_t offset, size_t size) {
   uint64_t value = 0;

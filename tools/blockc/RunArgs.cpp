@@ -42,8 +42,10 @@ bool loadFile(const Param &param, const ArgSpec &spec, BoundArg &arg, std::strin
   }
   const NpyHeader &header = reader.header();
   ScalarKind pointee = param.type.kind();
-  bool bf16Bits = pointee == ScalarKind::BF16 && header.descr == "<u2";
-  if (header.kind != pointee && !bf16Bits) {
+  bool bitPatterns = (pointee == ScalarKind::BF16 && header.descr == "<u2") ||
+                     (isStorageOnlyKind(pointee) && header.kind == ScalarKind::I8 &&
+                      header.descr.size() == 3 && header.descr[1] == 'u');
+  if (header.kind != pointee && !bitPatterns) {
     error = where + "parameter '" + param.name + "' is " + param.type.str() +
             ": expected a buffer of " + std::string(scalarKindName(pointee)) + " (.npy dtype " +
             std::string(npyDescr(pointee)) + "), but '" + spec.path + "' holds " + header.descr;

@@ -2,9 +2,9 @@
 
 A Triton `dtype` and a Block IR element type are the same thing seen from two
 sides; one object carries both names so that the translator never keeps two
-tables in step. Types Block IR does not have yet (unsigned integers, fp8) exist
-too, so that a kernel naming them gets an error that says what is missing
-instead of an AttributeError on `tl.uint8`.
+tables in step. Types Block IR does not have (the GPU vendors' fp8 variants)
+exist too, so that a kernel naming them gets an error that says what is
+missing instead of an AttributeError on `tl.float8e4b15`.
 """
 
 import enum
@@ -312,7 +312,8 @@ class UnsupportedType(Exception):
         self.type = ty
 
 
-_FP8 = "Block IR has no 8-bit float types"
+_FP8_VARIANT = ("blockc has the OCP 8-bit floats, float8e4nv and float8e5; this variant (a "
+                "GPU vendor's, with another bias or NaN encoding) is not supported")
 
 int1 = dtype("int1", "i1", dtype.KIND_BOOL, 1)
 int8 = dtype("int8", "i8", dtype.KIND_INT, 8)
@@ -329,11 +330,13 @@ float16 = dtype("fp16", "f16", dtype.KIND_FLOAT, 16, 10, bias=15)
 bfloat16 = dtype("bf16", "bf16", dtype.KIND_FLOAT, 16, 7, bias=127)
 float32 = dtype("fp32", "f32", dtype.KIND_FLOAT, 32, 23, bias=127)
 float64 = dtype("fp64", "f64", dtype.KIND_FLOAT, 64, 52, bias=1023)
-float8e4nv = dtype("fp8e4nv", None, dtype.KIND_FLOAT, 8, 3, missing=_FP8, bias=7)
-float8e5 = dtype("fp8e5", None, dtype.KIND_FLOAT, 8, 2, missing=_FP8, bias=15)
-float8e4b15 = dtype("fp8e4b15", None, dtype.KIND_FLOAT, 8, 3, missing=_FP8, bias=15)
-float8e4b8 = dtype("fp8e4b8", None, dtype.KIND_FLOAT, 8, 3, missing=_FP8, bias=8)
-float8e5b16 = dtype("fp8e5b16", None, dtype.KIND_FLOAT, 8, 2, missing=_FP8, bias=16)
+# Storage types in Block IR: the translator computes on them in f32 and
+# rounds back, as a GPU without fp8 arithmetic does.
+float8e4nv = dtype("fp8e4nv", "f8e4m3", dtype.KIND_FLOAT, 8, 3, bias=7)
+float8e5 = dtype("fp8e5", "f8e5m2", dtype.KIND_FLOAT, 8, 2, bias=15)
+float8e4b15 = dtype("fp8e4b15", None, dtype.KIND_FLOAT, 8, 3, missing=_FP8_VARIANT, bias=15)
+float8e4b8 = dtype("fp8e4b8", None, dtype.KIND_FLOAT, 8, 3, missing=_FP8_VARIANT, bias=8)
+float8e5b16 = dtype("fp8e5b16", None, dtype.KIND_FLOAT, 8, 2, missing=_FP8_VARIANT, bias=16)
 void = dtype("void", None, None, 0, missing="void is the type of nothing, not of a value")
 
 ALL = [int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
@@ -380,6 +383,8 @@ def computation_type(a, a_is_literal, b, b_is_literal, div_or_mod):
         if div_or_mod:
             return float32
         return bfloat16 if a.is_bf16() and b.is_bf16() else float32
+    if a.is_fp8() and b.is_fp8():
+        return a if a == b else float16
     if not a.is_int() or not b.is_int():
         raise TypeError(f"unexpected operand types {a} and {b}")
     if div_or_mod and (a._kind == dtype.KIND_UINT) != (b._kind == dtype.KIND_UINT):

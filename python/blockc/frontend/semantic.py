@@ -276,7 +276,18 @@ class Builder(BlockOps):
         return a, b, broadcast_shapes(a.shape, b.shape)
 
     def _binary(self, op, a, b, shape, ty=None):
+        if a.dtype.is_fp8():
+            # Block IR's 8-bit floats are storage types: compute in f32, which
+            # holds every fp8 value and every sum and product of two exactly,
+            # and round the result back once.
+            wide = self._binary(op, self.cast(a, float32), self.cast(b, float32), shape, ty)
+            return wide if ty is not None else self.cast(wide, a.dtype)
         return self.op(f"{op} {a.handle}, {b.handle}", ty or a.dtype, shape)
+
+    def _unary(self, op, x):
+        if x.dtype.is_fp8():
+            return self.cast(self._unary(op, self.cast(x, float32)), x.dtype)
+        return self.op(f"{op} {x.handle}", x.dtype, x.shape)
 
     def addptr(self, ptr, offset, shape):
         if not offset.dtype.is_int() or offset.dtype.is_int1():
@@ -400,7 +411,7 @@ class Builder(BlockOps):
         x = self.to_tensor(x)
         if x.dtype.is_ptr() or x.dtype.is_int1():
             raise TypeError(f"unary - of {x.dtype}")
-        return self.op(f"neg {x.handle}", x.dtype, x.shape)
+        return self._unary("neg", x)
 
     def invert(self, x):
         x = self.to_tensor(x)
@@ -418,14 +429,14 @@ class Builder(BlockOps):
             return x
         if x.dtype.is_ptr():
             raise TypeError(f"abs of {x.dtype}")
-        return self.op(f"abs {x.handle}", x.dtype, x.shape)
+        return self._unary("abs", x)
 
     def math(self, op, x, name=None):
         x = self.to_tensor(x)
         if not x.dtype.is_floating():
             raise TypeError(f"{name or 'tl.' + op} needs a floating-point operand, got "
                             f"{x.dtype}")
-        return self.op(f"{op} {x.handle}", x.dtype, x.shape)
+        return self._unary(op, x)
 
     def pow(self, a, b):
         a, b, shape = self._operands(a, b, what="pow")
@@ -516,6 +527,9 @@ class Builder(BlockOps):
         x = self.to_tensor(x)
         if not x.shape:
             raise ValueError(f"{op}: the operand is a scalar, not a block")
+        if x.dtype.is_fp8():  # computed in f32, as the elementwise ops are
+            result = self.reduce(op, self.cast(x, float32), axis, keep_dims, result_type)
+            return result if result_type is not None else self.cast(result, x.dtype)
         rank = len(x.shape)
         if axis is None:
             flat = self.reshape(x, (x.numel,)) if rank > 1 else x
@@ -611,6 +625,10 @@ class Builder(BlockOps):
             raise ValueError(f"tl.dot: inner dimensions differ: {list(a.shape)} @ "
                              f"{list(b.shape)}")
         shape = (a.shape[0], b.shape[1])
+        if a.dtype.is_fp8():
+            # bf16 holds every value of both 8-bit formats exactly; the
+            # products accumulate in f32, as on a GPU's fp8 tensor cores.
+            a, b = self.cast(a, bfloat16), self.cast(b, bfloat16)
         ty = a.dtype
         if ty == int8:
             compute = int32

@@ -16,7 +16,10 @@
 
 namespace blockc {
 
-enum class ScalarKind : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+/// F8E4M3 and F8E5M2 are the OCP 8-bit floats (Triton's float8e4nv and
+/// float8e5): storage types, which are loaded, stored, moved and cast, but
+/// computed with only after a cast to a wider float.
+enum class ScalarKind : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64, F8E4M3, F8E5M2 };
 
 /// Largest block rank and element count the language accepts. The element cap
 /// keeps every block addressable with i32 lane indices and bounds the work a
@@ -30,6 +33,8 @@ std::string_view scalarKindName(ScalarKind kind);
 std::optional<ScalarKind> parseScalarKind(std::string_view name);
 bool isIntegerKind(ScalarKind kind);
 bool isFloatKind(ScalarKind kind);
+/// Kinds with no arithmetic of their own (the 8-bit floats).
+bool isStorageOnlyKind(ScalarKind kind);
 unsigned bitWidth(ScalarKind kind);
 
 using Shape = std::vector<int64_t>;

@@ -37,6 +37,8 @@ _TORCH_DTYPES = {
     "int32": dtypes.int32, "int64": dtypes.int64, "bool": dtypes.int1, "uint8": dtypes.uint8,
     "uint16": dtypes.uint16, "uint32": dtypes.uint32, "uint64": dtypes.uint64,
     "half": dtypes.float16, "float": dtypes.float32, "double": dtypes.float64,
+    "float8_e4m3fn": dtypes.float8e4nv, "float8_e5m2": dtypes.float8e5,
+    "float8_e4m3fnuz": dtypes.float8e4b8, "float8_e5m2fnuz": dtypes.float8e5b16,
 }
 
 

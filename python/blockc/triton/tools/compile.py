@@ -41,7 +41,9 @@ _SCALARS = {"i1": dtypes.int1, "i8": dtypes.int8, "i16": dtypes.int16, "i32": dt
             "i64": dtypes.int64, "fp16": dtypes.float16, "bf16": dtypes.bfloat16,
             "fp32": dtypes.float32, "fp64": dtypes.float64,
             "u8": dtypes.uint8, "u16": dtypes.uint16, "u32": dtypes.uint32,
-            "u64": dtypes.uint64}
+            "u64": dtypes.uint64, "fp8e4nv": dtypes.float8e4nv, "fp8e5": dtypes.float8e5,
+            "fp8e4b15": dtypes.float8e4b15, "fp8e4b8": dtypes.float8e4b8,
+            "fp8e5b16": dtypes.float8e5b16}
 
 
 class SignatureError(ValueError):
