@@ -47,6 +47,8 @@ std::unique_ptr<Operation> cloneOperation(const Operation &op, ValueMap &map,
   copy->hasMask = op.hasMask;
   copy->hasOther = op.hasOther;
   copy->isVolatile = op.isVolatile;
+  copy->text = op.text;
+  copy->hex = op.hex;
   copy->order = op.order;
   for (const auto &region : op.regions) {
     Region &newRegion = copy->addRegion();
@@ -61,7 +63,8 @@ std::unique_ptr<Operation> cloneOperation(const Operation &op, ValueMap &map,
 }
 
 bool hasSideEffects(const Operation &op) {
-  if (op.kind() == OpKind::Store || isAtomic(op) || op.kind() == OpKind::Assert || op.isVolatile ||
+  if (op.kind() == OpKind::Store || isAtomic(op) || op.kind() == OpKind::Assert || op.kind() == OpKind::Print ||
+      op.isVolatile ||
       op.kind() == OpKind::Call || op.opClass() == OpClass::Terminator)
     return true;
   for (const auto &region : op.regions)

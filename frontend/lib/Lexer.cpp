@@ -55,6 +55,8 @@ std::string_view tokenKindDescription(TokenKind kind) {
     return "'*'";
   case TokenKind::Slash:
     return "'/'";
+  case TokenKind::String:
+    return "string";
   }
   return "token";
 }
@@ -156,6 +158,35 @@ Token Lexer::lexNumber(size_t begin, SourceLoc loc) {
   return t;
 }
 
+Token Lexer::lexString(size_t begin, SourceLoc loc) {
+  advance(); // the opening quote
+  std::string value;
+  for (;;) {
+    char c = peek();
+    if (pos_ >= text_.size() || c == '\n')
+      return error(loc, "unterminated string: a string ends with '\"' on its own line");
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      return error(loc, "a string holds printable text; write a control character as \\n or "
+                        "\\t");
+    advance();
+    if (c == '"')
+      break;
+    if (c == '\\') {
+      char escaped = peek();
+      if (escaped != '\\' && escaped != '"' && escaped != 'n' && escaped != 't')
+        return error(loc, "unknown escape in string: write \\\\, \\\", \\n or \\t");
+      advance();
+      c = escaped == 'n' ? '\n' : escaped == 't' ? '\t' : escaped;
+    }
+    value += c;
+  }
+  Token t = make(TokenKind::String, begin, loc);
+  t.text = t.text.substr(1, t.text.size() - 2);
+  t.value = std::move(value);
+  return t;
+}
+
 Token Lexer::next() {
   skipSpaceAndComments();
   SourceLoc loc{line_, col_};
@@ -180,6 +211,8 @@ Token Lexer::next() {
   }
   if (isDigit(c))
     return lexNumber(begin, loc);
+  if (c == '"')
+    return lexString(begin, loc);
 
   TokenKind kind;
   switch (c) {

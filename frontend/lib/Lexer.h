@@ -33,12 +33,15 @@ enum class TokenKind {
   Minus,
   Star,
   Slash,
+  String, // "text", escapes \\ \" \n \t
 };
 
 struct Token {
   TokenKind kind = TokenKind::Eof;
-  /// Identifier and name text (without `%`/`@`), or the literal's spelling.
+  /// Identifier and name text (without `%`/`@`), or the literal's spelling;
+  /// a String's text between its quotes, escapes undone in `value`.
   std::string_view text;
+  std::string value;
   SourceLoc loc;
   /// Integer: the value. Float: see floatValue. Error: unused.
   uint64_t intValue = 0;
@@ -59,6 +62,7 @@ private:
   Token make(TokenKind kind, size_t begin, SourceLoc loc);
   Token error(SourceLoc loc, std::string message);
   Token lexNumber(size_t begin, SourceLoc loc);
+  Token lexString(size_t begin, SourceLoc loc);
   void skipSpaceAndComments();
   char peek(size_t ahead = 0) const {
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';

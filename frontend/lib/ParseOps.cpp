@@ -124,6 +124,22 @@ bool Parser::parseOpBody(Operation &op) {
     return parseCombining(op);
   case OpClass::Assert:
     return parseOperands(op, 1);
+  case OpClass::Print:
+    if (!at(TokenKind::String))
+      return errorHere("expected the text to print, a string like \"x: \", got " +
+                       describeToken());
+    op.text = tok_.value;
+    advance();
+    while (consumeIf(TokenKind::Comma)) {
+      if (atKeyword("hex")) {
+        advance();
+        op.hex = true;
+        return true; // always last
+      }
+      if (!parseOperand(op))
+        return false;
+    }
+    return true;
   case OpClass::Call:
     if (!at(TokenKind::FuncName))
       return errorHere("expected a callee like '@f', got " + describeToken());

@@ -5,6 +5,29 @@ namespace blockc {
 
 namespace {
 
+/// `text` as a .bir string literal: quoted, with the lexer's escapes.
+std::string quotedString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '"':
+    case '\\':
+      out += '\\';
+      out += c;
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 class Printer {
 public:
   std::string out;
@@ -217,6 +240,15 @@ void Printer::operation(const Operation &op, unsigned indent) {
       region(*op.regions[1], indent);
     }
     annotate = false;
+    break;
+  case OpClass::Print:
+    out += " " + quotedString(op.text);
+    for (const Value *v : op.operands) {
+      out += ", ";
+      value(v);
+    }
+    if (op.hex)
+      out += ", hex";
     break;
   default:
     if (!op.operands.empty()) {

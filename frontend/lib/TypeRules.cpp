@@ -368,6 +368,22 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
       return operandError(0,
                           "'assert' checks an i1 condition, got " + quote(op.operands[0]->type()));
     return std::nullopt;
+  case OpClass::Print: {
+    // Scalars print beside every element; blocks print element by element,
+    // so they must share one shape.
+    const Type *block = nullptr;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const Type &t = op.operands[i]->type();
+      if (!t.isBlock())
+        continue;
+      if (block && t.shape() != block->shape())
+        return operandError(int(i), "'print' prints blocks of one shape: " +
+                                        formatShape(block->shape()) + " and " +
+                                        formatShape(t.shape()));
+      block = &t;
+    }
+    return std::nullopt;
+  }
   case OpClass::Dot:
     return inferDot(op, results);
   case OpClass::Call:

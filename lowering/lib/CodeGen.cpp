@@ -116,6 +116,8 @@ void KernelCodeGen::emitOp(const Operation &op) {
     return emitCombining(op);
   case OpKind::Assert:
     return emitAssert(op);
+  case OpKind::Print:
+    return emitPrint(op);
   case OpKind::Yield:
   case OpKind::Return:
     return; // handled by the enclosing for/if

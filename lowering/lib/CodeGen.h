@@ -222,6 +222,11 @@ private:
   /// `assert`: checked where bounds checks give failures a report, a no-op
   /// elsewhere (docs/block-ir.md, section 10.15).
   void emitAssert(const Operation &op);
+
+  // --- Printing (CodeGenPrint.cpp) ---
+  void emitPrint(const Operation &op);
+  /// A value of element type `t` as the 64 bits blockc_print reads.
+  llvm::Value *printBits(llvm::Value *v, const Type &t, bool hex);
   /// The combine body of `op` applied to (left, right), one value per
   /// operand, all scalars or all strips; returns what the body yields.
   llvm::SmallVector<llvm::Value *, 4> applyCombiner(const Operation &op,

@@ -4,8 +4,7 @@ triton.CompilationError naming this file and the line of the offending construct
 errors name the kernel and what is wrong with the arguments.
 
 Two kinds of kernels: type errors that Triton rejects too, and constructs that Triton
-accepts but Block IR lacks (device
-printing, fp8 types). The second kind runs only against blockc: under Triton's interpreter it
+accepts but Block IR lacks (fp8 variants, gathers). The second kind runs only against blockc: under Triton's interpreter it
 would simply work."""
 
 import numpy as np
@@ -231,12 +230,12 @@ def test_a_helper_returning_a_value_on_one_path_only():
 @triton.jit
 def device_print_kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 16))
-    tl.device_print("x", x)  # err:device_print
+    tl.device_print("x", x, hex=x)  # err:device_print
 
 
 @blockc_only
-def test_device_print_is_rejected():
-    with compile_error_at(HERE, "err:device_print", match="print"):
+def test_device_print_with_a_tensor_for_hex_is_an_error():
+    with compile_error_at(HERE, "err:device_print", match="hex"):
         device_print_kernel[(1,)](f32())
 
 

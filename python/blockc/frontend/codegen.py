@@ -669,8 +669,12 @@ class Translator(ControlFlow, ast.NodeVisitor):
         if fn is builtins.abs and _has_tensor(args):
             return self.builder.abs(args[0])
         if fn is builtins.print:
-            raise self.unsupported(node, "print in a kernel (tl.device_print); tl.static_print "
-                                   "prints constexprs while translating")
+            # As in Triton: `print` in a kernel is tl.device_print.
+            if kwargs:
+                raise self.error(node, "print in a kernel takes no keyword arguments (it is "
+                                 "tl.device_print)")
+            prefix, values = (args[0], args[1:]) if args and isinstance(args[0], str) else ("", args)
+            return self.builder.device_print(prefix, list(values))
         if isinstance(fn, dtype):
             # `tl.float32(0.0)`, as Liger's kernels write it: a scalar (or a
             # tensor converted) of that type, which Triton's code generator

@@ -665,6 +665,38 @@ class Builder(BlockOps):
         self.assert_messages[condition.handle] = message
         self.statement(f"assert {condition.handle}")
 
+    def device_print(self, prefix, args, hex=False):
+        """tl.device_print (and `print` in a kernel): one line per element and
+        program, "pid (X, Y, Z) idx (I, J) PREFIX: v0, v1", made as Triton
+        makes the prefix end in ": \"."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"tl.device_print: the prefix must be a string, got {prefix!r}")
+        if not isinstance(hex, bool):
+            raise TypeError(f"tl.device_print: hex must be True or False, got {hex!r}")
+        bad = [c for c in prefix if not (c.isprintable() or c in "\n\t")]
+        if bad:
+            raise ValueError(f"tl.device_print: the prefix {prefix!r} holds {bad[0]!r}; it must "
+                             "be printable text")
+        if args and not prefix.endswith(" "):
+            prefix += " "
+        if args and not prefix.endswith(": "):
+            prefix = prefix[:-1] + ": "
+        values = []
+        for arg in args:
+            value = self.to_tensor(arg)
+            if value.dtype.is_int_unsigned() and not hex and value.dtype.primitive_bitwidth < 64:
+                value = self.cast(value, int64)  # printed as the unsigned value it is
+            values.append(value)
+        shape = ()
+        for value in values:
+            shape = broadcast_shapes(shape, value.shape)
+        values = [self.broadcast_to(v, shape) if v.shape and v.shape != shape else v
+                  for v in values]
+        text = "".join({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}.get(c, c)
+                       for c in prefix.lstrip(" "))
+        operands = "".join(f", {v.handle}" for v in values)
+        self.statement(f'print "{text}"{operands}{", hex" if hex else ""}')
+
     # --- memory -----------------------------------------------------------
 
     def load(self, pointer, mask=None, other=None, boundary_check=(), padding_option="",

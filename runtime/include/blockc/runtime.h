@@ -46,6 +46,24 @@ typedef void (*blockc_kernel_fn)(void **args, int32_t pid_x, int32_t pid_y, int3
  * calling thread says why. A thread's arena is freed when the thread exits. */
 void *blockc_scratch_arena(uint64_t bytes);
 
+/* How blockc_print shows one value: the low 4 bits pick the format, the high
+ * 4 bits give the value's width in bytes (digits of a float, of hex). */
+enum blockc_print_format {
+  BLOCKC_PRINT_SIGNED = 0,   /* the value is an int64_t */
+  BLOCKC_PRINT_UNSIGNED = 1, /* a uint64_t */
+  BLOCKC_PRINT_FLOAT = 2,    /* the bits of a double */
+  BLOCKC_PRINT_HEX = 3       /* bits, zero-extended */
+};
+
+/* Kernel ABI: Block IR's `print` (Triton's tl.device_print) calls this once
+ * per element: one line on stdout, written whole whatever other programs
+ * print, "pid (X, Y, Z) idx (I, J) TEXT" then the `count` values, each 8
+ * bytes and shown as `formats` says, separated by ", ". `rank` is 0 for a
+ * print of scalars, which has no index. */
+void blockc_print(const char *text, int32_t pid_x, int32_t pid_y, int32_t pid_z,
+                  const int64_t *index, uint32_t rank, const uint64_t *values,
+                  const uint8_t *formats, uint32_t count);
+
 /* Every function that can fail returns one of these; blockc_last_error() then
  * says which option or argument was wrong, and its value. */
 typedef enum blockc_status {

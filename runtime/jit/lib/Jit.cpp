@@ -25,6 +25,12 @@ static_assert(blockc::riscv::kRequiresSpacemitIme == BLOCKC_REQUIRES_SPACEMIT_IM
 static_assert(blockc::kMaxStackScratchBytes == BLOCKC_MAX_STACK_SCRATCH_BYTES,
               "Compiler.h's kMaxStackScratchBytes and runtime.h's "
               "BLOCKC_MAX_STACK_SCRATCH_BYTES disagree");
+// How `print` values are shown: the code generator's bytes, the runtime's enum.
+static_assert(unsigned(blockc::PrintFormat::Signed) == BLOCKC_PRINT_SIGNED &&
+                  unsigned(blockc::PrintFormat::Unsigned) == BLOCKC_PRINT_UNSIGNED &&
+                  unsigned(blockc::PrintFormat::Float) == BLOCKC_PRINT_FLOAT &&
+                  unsigned(blockc::PrintFormat::Hex) == BLOCKC_PRINT_HEX,
+              "blockc::PrintFormat and blockc_print_format disagree");
 
 namespace blockc {
 
@@ -107,6 +113,9 @@ std::unique_ptr<JitModule> JitModule::link(const Module &module, const std::stri
   llvm::orc::SymbolMap runtimeSymbols;
   runtimeSymbols[lljit.mangleAndIntern(kScratchArenaFunction)] = {
       llvm::orc::ExecutorAddr::fromPtr(&blockc_scratch_arena),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  runtimeSymbols[lljit.mangleAndIntern(kPrintFunction)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&blockc_print),
       llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   if (llvm::Error e =
           lljit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtimeSymbols)))) {

@@ -51,6 +51,7 @@ enum class OpClass : uint8_t {
   Combining,
   Dot,
   Assert,
+  Print,
   Call,
   For,
   While,
@@ -155,6 +156,10 @@ public:
   ConstantValue constant;
   /// Call: the callee's name without `@`.
   std::string callee;
+  /// Print: the text before the values, and whether they show as their bits
+  /// in hexadecimal.
+  std::string text;
+  bool hex = false;
   /// Load: operands are ptr [, mask] [, other]. Store and AtomicRMW: ptr,
   /// value [, mask]. AtomicCas: ptr, expected, desired.
   bool hasMask = false;

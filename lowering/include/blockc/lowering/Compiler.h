@@ -68,6 +68,14 @@ constexpr uint64_t kMaxStackScratchBytes = uint64_t(256) << 10;
 /// blockc_scratch_arena in blockc/runtime.h.
 inline constexpr const char *kScratchArenaFunction = "blockc_scratch_arena";
 
+/// The runtime function a kernel's `print` calls once per element:
+/// blockc_print in blockc/runtime.h. Its format bytes hold a PrintFormat in
+/// the low 4 bits and the value's width in bytes in the high 4: part of the
+/// kernel ABI (blockc_print_format; runtime/jit/lib/Jit.cpp checks that they
+/// agree).
+inline constexpr const char *kPrintFunction = "blockc_print";
+enum class PrintFormat : uint8_t { Signed = 0, Unsigned = 1, Float = 2, Hex = 3 };
+
 /// The bytes one store writes over a whole launch from which
 /// `--streaming-stores=auto` bypasses the cache: more than the last-level cache
 /// of the boards and desktop CPUs blockc targets, so that output would not stay

@@ -557,7 +557,9 @@ def histogram(input, num_bins, mask=None, _builder=None):
 
 
 gather = _missing("gather", "Block IR has no gather along an axis yet")
-device_print = _missing("device_print", "Block IR has no printing")
+@builtin
+def device_print(prefix, *args, hex=False, _builder=None):
+    return _builder.device_print(_c(prefix), [_c(a) for a in args], _c(hex))
 @builtin
 def device_assert(cond, msg="", _builder=None):
     return _builder.device_assert(_c(cond), _c(msg))
