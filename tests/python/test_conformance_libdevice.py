@@ -124,6 +124,7 @@ UNARY = {
     "atan": (np.arctan, (-50.0, 50.0), 1),
     # f64: Python's lgamma and gamma, the references, are themselves a few ulp off;
     # lgamma's error is absolute near its zeros at 1 and 2, so the range avoids them.
+    "tanpi": (lambda x: _sinpi(x) / _cospi(x), (-10.0, 10.0), 5),
     "lgamma": (lambda x: _vec(_lgamma)(x), (2.5, 30.0), 8),
     "tgamma": (lambda x: _vec(_tgamma)(x), (0.1, 20.0), 8),
 }
@@ -133,6 +134,9 @@ EXACT_UNARY = {
     # since np.clip keeps -0.0 in numpy 2 and not in numpy 1.
     "saturatef": lambda x: np.where(np.isnan(x) | (x <= 0), 0.0, np.where(x >= 1, 1.0, x)),
     "rcp_rn": lambda x: 1.0 / x,
+    # The exponent, exactly (frexp's, less one); -inf for zeros, inf for infinities.
+    "logb": lambda x: np.where(np.isnan(x), x, np.where(x == 0, -np.inf, np.where(
+        np.isinf(x), np.inf, np.frexp(x)[1] - 1.0))),
 }
 CLASSIFY = {
     "isnan": np.isnan, "isinf": np.isinf, "finitef": np.isfinite, "isfinited": np.isfinite,
@@ -232,7 +236,9 @@ BINARY = {
     "fast_dividef": (np.divide, True, 0),
     "add_rn": (np.add, True, 0),
     "mul_rn": (np.multiply, True, 0),
+    "nextafter": (np.nextafter, True, 0),
 }
+IN_OWN_TYPE = ("nextafter",)
 
 
 @FN_ARGUMENT
@@ -249,7 +255,9 @@ def test_binary(name, dtype):
     binary_kernel[(1,)](to_torch(x), to_torch(y), z, BLOCK, FN=getattr(libdevice, name),
                         BLOCK=BLOCK)
     with np.errstate(all="ignore"):
-        expected = ref(x.astype(np.float64), y.astype(np.float64)).astype(dtype)
+        # nextafter steps in the operands' own type; the others are rounded from f64.
+        wide = (x, y) if name in IN_OWN_TYPE else (x.astype(np.float64), y.astype(np.float64))
+        expected = ref(*wide).astype(dtype)
     if exact:
         _check(z.numpy(), expected, np.dtype(dtype), 0, 0.0, name)
     else:
@@ -415,3 +423,106 @@ def tan_of_int_kernel(x_ptr):
 def test_math_on_integers_is_an_error():
     with compile_error_at(HERE, "err:tan_int", match="floating"):
         tan_of_int_kernel[(1,)](empty(8, "int32"))
+
+
+@triton.jit
+def scale_kernel(x_ptr, n_ptr, z_ptr, e_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x, n = tl.load(x_ptr + offs), tl.load(n_ptr + offs)
+    tl.store(z_ptr + offs, libdevice.ldexp(x, n))
+    tl.store(z_ptr + BLOCK + offs, libdevice.scalbn(x, n))
+    tl.store(e_ptr + offs, libdevice.ilogb(x))
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_ldexp_scalbn_and_ilogb_are_exact(dtype):
+    # Scales across the whole range: into and out of subnormals (rounded once), past
+    # overflow and underflow, and the specials.
+    x = _inputs(dtype, -1e3, 1e3, seed=11)
+    x[-4:] = np.array([np.finfo(dtype).tiny, np.finfo(dtype).smallest_subnormal, 3.0,
+                       np.finfo(dtype).max]).astype(dtype)
+    n = rng(12).integers(-2300, 2300, BLOCK).astype(np.int32)
+    n[:40:2] = rng(13).integers(-160, 160, 20)
+    n[-4:] = [-1, 1, -1100, -1]
+    z, e = empty(2 * BLOCK, dtype), empty(BLOCK, "int32")
+    scale_kernel[(1,)](to_torch(x), to_torch(n), z, e, BLOCK=BLOCK)
+    with np.errstate(all="ignore"):
+        expected = np.ldexp(x, n)  # numpy's ldexp, in the operand's type: rounded once
+    _check(z.numpy()[:BLOCK], expected, np.dtype(dtype), 0, 0.0, "ldexp")
+    _check(z.numpy()[BLOCK:], expected, np.dtype(dtype), 0, 0.0, "scalbn")
+    with np.errstate(all="ignore"):
+        exponent = np.frexp(x)[1] - 1
+    ilogb = np.where(np.isinf(x), 2**31 - 1, np.where((x == 0) | np.isnan(x), -2**31, exponent))
+    assert_equal(e, ilogb.astype(np.int32))
+
+
+@triton.jit
+def int_bits_kernel(a_ptr, b_ptr, s_ptr, out_ptr, d_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a, b, s = tl.load(a_ptr + offs), tl.load(b_ptr + offs), tl.load(s_ptr + offs)
+    tl.store(out_ptr + offs, libdevice.mul24(a, b))
+    tl.store(out_ptr + BLOCK + offs, libdevice.umul24(a, b))
+    tl.store(out_ptr + 2 * BLOCK + offs, libdevice.sad(a, b, s))
+    tl.store(out_ptr + 3 * BLOCK + offs, libdevice.byte_perm(a, b, s))
+    d = tl.load(d_ptr + offs)
+    tl.store(out_ptr + 4 * BLOCK + offs, libdevice.double2hiint(d))
+    tl.store(out_ptr + 5 * BLOCK + offs, libdevice.double2loint(d))
+    tl.store(d_ptr + offs, libdevice.hiloint2double(libdevice.double2hiint(d) ^ 1,
+                                                    libdevice.double2loint(d)))
+
+
+@NO_LIBDEVICE
+def test_24_bit_products_byte_permutes_and_f64_words():
+    gen = rng(14)
+    a = gen.integers(-2**31, 2**31 - 1, 64).astype(np.int32)
+    b = gen.integers(-2**31, 2**31 - 1, 64).astype(np.int32)
+    s = gen.integers(0, 2**16, 64).astype(np.int32)
+    d = gen.standard_normal(64) * 1e5
+    out = empty(6 * 64, "int32")
+    td = to_torch(d.copy())
+    int_bits_kernel[(1,)](to_torch(a), to_torch(b), to_torch(s), out, td, BLOCK=64)
+    out = out.numpy().reshape(6, 64)
+
+    def low24(v, signed):
+        v = int(v) & 0xFFFFFF
+        return v - (1 << 24) if signed and v >= 1 << 23 else v
+    wrap = lambda v: _signed(v, 32)  # noqa: E731
+    assert_equal(out[0], [wrap(low24(x, True) * low24(y, True)) for x, y in zip(a, b)])
+    assert_equal(out[1], [wrap(low24(x, False) * low24(y, False)) for x, y in zip(a, b)])
+    assert_equal(out[2], [wrap(abs(int(x) - int(y)) + int(z)) for x, y, z in zip(a, b, s)])
+
+    def perm(x, y, sel):
+        source = (_u(y, 32) << 32) | _u(x, 32)
+        return wrap(sum(((source >> (8 * ((int(sel) >> (4 * i)) & 7))) & 0xFF) << (8 * i)
+                        for i in range(4)))
+    assert_equal(out[3], [perm(x, y, z) for x, y, z in zip(a, b, s)])
+    bits = d.view(np.int64)
+    assert_equal(out[4], (bits >> 32).astype(np.int32))
+    assert_equal(out[5], bits.astype(np.int32))
+    assert_equal(td.numpy().view(np.int64), bits ^ (1 << 32))
+
+
+@triton.jit
+def rsqrt_rn_kernel(x_ptr, z_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(z_ptr + offs, libdevice.rsqrt_rn(tl.load(x_ptr + offs)))  # err:rsqrt_rn
+
+
+@NO_LIBDEVICE
+def test_rsqrt_rn_is_correctly_rounded_in_f32():
+    x = np.concatenate([[0.0, -0.0, np.inf, -1.0, np.nan, 4.0, 2.0**-149, 3e38],
+                        np.exp(rng(15).uniform(-80, 80, 120))]).astype(np.float32)
+    z = empty(BLOCK, "float32")
+    rsqrt_rn_kernel[(1,)](to_torch(x), z, BLOCK=BLOCK)
+    with np.errstate(all="ignore"):
+        # The exact value's f64 neighbour rounds to the correctly rounded f32 but
+        # within 2^-29 ulp of a tie, which these inputs are not near.
+        expected = (1.0 / np.sqrt(x.astype(np.float64))).astype(np.float32)
+    _check(z.numpy(), expected, np.float32, 0, 0.0, "rsqrt_rn")
+
+
+@blockc_only
+def test_rsqrt_rn_of_f64_is_an_error_naming_it():
+    with compile_error_at(HERE, "err:rsqrt_rn", match="rsqrt_rn of fp64"):
+        rsqrt_rn_kernel[(1,)](empty(BLOCK, "float64"), empty(BLOCK, "float64"), BLOCK=BLOCK)

@@ -13,7 +13,9 @@ chosen to avoid cancellation and are within a few ulp (each function states
 its bound). Rounding, classification, sign and integer-bit functions are exact.
 
 A function that needs a primitive Block IR lacks (erfinv, the Bessel
-functions, ...) is an error at the kernel's line naming it.
+functions, ...) is an error at the kernel's line naming it. Exponent and
+bit-level functions (ldexp, logb, nextafter, byte_perm, ...) are in
+libdevice_bits.py.
 """
 
 import math as _pymath
@@ -512,17 +514,20 @@ def _unsupported(name, why):
 
 
 _NEEDS_PRIMITIVE = "it needs a math primitive Block IR does not have"
+_TWO_RESULTS = "CUDA gives its second result through a pointer, which a kernel cannot pass"
 _DIRECTED = "Block IR rounds to nearest even only"
 UNSUPPORTED = {
     **{n: _NEEDS_PRIMITIVE for n in (
         "erfinv", "erfcinv", "erfcx",
-        "normcdfinv", "j0", "j1", "jn", "y0", "y1", "yn", "cyl_bessel_i0", "cyl_bessel_i1",
-        "logb", "ilogb", "ldexp", "scalbn", "frexp", "modf", "nextafter", "sincos",
-        "sincospi", "tanpi", "fast_tanhf", "byte_perm", "sad", "usad", "mul24", "umul24",
-        "rsqrt_rn", "double2hiint", "double2loint", "hiloint2double")},
+        "normcdfinv", "j0", "j1", "jn", "y0", "y1", "yn", "cyl_bessel_i0", "cyl_bessel_i1")},
+    **{n: _TWO_RESULTS for n in ("frexp", "modf", "sincos", "sincospi")},
     **{f"{op}_{mode}": _DIRECTED for op in ("div", "rcp", "sqrt", "add", "sub", "mul", "fma")
        for mode in ("rz", "rd", "ru")},
 }
+from .libdevice_bits import (ldexp, scalbn, logb, ilogb, nextafter, tanpi, fast_tanhf,  # noqa: E402,F401
+                             rsqrt_rn, mul24, umul24, sad, usad, byte_perm, double2hiint,
+                             double2loint, hiloint2double)
+
 for _name, _why in UNSUPPORTED.items():
     if _name not in globals():
         globals()[_name] = _unsupported(_name, _why)
