@@ -271,3 +271,28 @@ def test_sort_and_topk(dtype, r, n, k):
     assert_equal(up, ascending)
     assert_equal(down, ascending[:, ::-1])
     assert_equal(top, ascending[:, ::-1][:, :k])
+
+
+@triton.jit
+def bitonic_merge_kernel(x_ptr, up_ptr, down_ptr, R: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(up_ptr + offs, tl.standard.bitonic_merge(x))
+    tl.store(down_ptr + offs, tl.standard.bitonic_merge(x, descending=True))
+
+
+@pytest.mark.parametrize("n", [2, 16, 128])
+def test_bitonic_merge_sorts_a_bitonic_sequence(n):
+    # Each row rises then falls (or falls then rises), turning at a random place.
+    gen = rng(n)
+    rows = []
+    for r in range(4):
+        values = np.sort(gen.standard_normal(n).astype(np.float32))
+        turn = gen.integers(0, n + 1)
+        rise, fall = values[:turn], values[turn:][::-1]
+        rows.append(np.concatenate([rise, fall]) if r % 2 else np.concatenate([fall, rise])[::-1])
+    x = np.stack(rows)
+    up, down = empty((4, n), "float32"), empty((4, n), "float32")
+    bitonic_merge_kernel[(1,)](to_torch(x), up, down, R=4, N=n)
+    assert_equal(up, np.sort(x, axis=1))
+    assert_equal(down, np.sort(x, axis=1)[:, ::-1])

@@ -196,6 +196,26 @@ class BlockOps:
                 y = self._compare_exchange(y, rows, n, stage, step, descending)
         return self.reshape(y, x.shape)
 
+    def bitonic_merge(self, x, dim=None, descending=False):
+        """Triton's `bitonic_merge`: the last stage of the sorting network,
+        which sorts a bitonic sequence (one ascending then descending, or the
+        reverse) along the last dimension."""
+        x = self.to_tensor(x)
+        rank = len(x.shape)
+        if not rank:
+            raise ValueError("bitonic_merge: the input is a scalar, not a block")
+        dim = rank - 1 if dim is None else (dim + rank if dim < 0 else dim)
+        n = x.shape[-1]
+        if dim != rank - 1 or n & (n - 1):
+            raise ValueError(f"bitonic_merge merges along the last dimension, a power of two "
+                             f"long; got dim={dim} for shape {list(x.shape)}")
+        rows = x.numel // n
+        y = self.reshape(x, (rows, n))
+        stages = n.bit_length() - 1
+        for step in range(stages - 1, -1, -1):
+            y = self._compare_exchange(y, rows, n, stages, step, descending)
+        return self.reshape(y, x.shape)
+
     def _compare_exchange(self, y, rows, n, stage, step, descending):
         d = 1 << step
         groups = n // (2 * d)

@@ -9,8 +9,7 @@ import builtins
 from ...frontend.values import builtin, tensor
 from . import core
 from .core import (_c, cdiv, sigmoid, zeros, zeros_like, ravel, max, min, argmax, argmin,  # noqa: F401
-                   sum, maximum, minimum, umulhi, cumsum, cumprod, sort, xor_sum, interleave,
-                   _missing)
+                   sum, maximum, minimum, umulhi, cumsum, cumprod, sort, xor_sum, interleave)
 from .core import int1, int8, int16, int32, int64
 
 
@@ -107,7 +106,9 @@ def topk(x, k, dim=None, _builder=None):
     return _builder.topk(x, _c(k), _c(dim))
 
 
-bitonic_merge = _missing("bitonic_merge", "Block IR has no sort yet")
+@builtin
+def bitonic_merge(x, dim=None, descending=0, _builder=None):
+    return _builder.bitonic_merge(x, _c(dim), bool(_c(descending)))
 
 core.flip = flip
 core.softmax = softmax
