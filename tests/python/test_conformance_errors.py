@@ -4,7 +4,7 @@ triton.CompilationError naming this file and the line of the offending construct
 errors name the kernel and what is wrong with the arguments.
 
 Two kinds of kernels: type errors that Triton rejects too, and constructs that Triton
-accepts but Block IR lacks (fp8 variants, gathers). The second kind runs only against blockc: under Triton's interpreter it
+accepts but Block IR lacks (fp8 variants, inline assembly). The second kind runs only against blockc: under Triton's interpreter it
 would simply work."""
 
 import numpy as np

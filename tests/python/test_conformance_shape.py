@@ -272,3 +272,28 @@ def test_histogram():
     z = empty(8, "int32")
     histogram_kernel[(1,)](to_torch(x), z, 100, N=128, BINS=8)
     assert_equal(z, np.bincount(x, minlength=8).astype(np.int32))
+
+
+@triton.jit
+def gather_kernel(src_ptr, idx_ptr, rows_ptr, cols_ptr, M: tl.constexpr, N: tl.constexpr,
+                  K: tl.constexpr):
+    src = tl.load(src_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    # Along axis 1: K indices per row; along axis 0: K rows of indices per column.
+    by_row = tl.load(idx_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
+    tl.store(rows_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :],
+             tl.gather(src, by_row, 1))
+    by_col = tl.load(idx_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :]) % M
+    tl.store(cols_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :],
+             src.gather(by_col, axis=0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "float16"])
+@pytest.mark.parametrize("m,n,k", [(4, 8, 8), (8, 16, 4), (2, 32, 64)])
+def test_gather_along_each_axis(dtype, m, n, k):
+    gen = rng(m * n + k)
+    src = rand(gen, (m, n), dtype)
+    idx = gen.integers(0, n, max(m, k) * max(n, k)).astype(np.int32)
+    rows, cols = empty((m, k), dtype), empty((k, n), dtype)
+    gather_kernel[(1,)](to_torch(src, dtype), to_torch(idx), rows, cols, M=m, N=n, K=k)
+    assert_equal(rows, np.take_along_axis(src, idx[:m * k].reshape(m, k), 1))
+    assert_equal(cols, np.take_along_axis(src, idx[:k * n].reshape(k, n) % m, 0))

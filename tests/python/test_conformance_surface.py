@@ -349,15 +349,15 @@ def test_flip(dtype, two_d, dim):
 
 
 @triton.jit
-def unsupported_standard_kernel(x_ptr):
+def bad_merge_kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 8))
     tl.store(x_ptr + tl.arange(0, 8), tl.standard.bitonic_merge(x, 3, 0))  # err:bitonic
 
 
 @blockc_only
-def test_a_standard_function_blockc_lacks_names_itself():
-    with compile_error_at(HERE, "err:bitonic", match=r"tl\.bitonic_merge"):
-        unsupported_standard_kernel[(1,)](empty(8, "float32"))
+def test_a_standard_function_misused_names_itself():
+    with compile_error_at(HERE, "err:bitonic", match=r"bitonic_merge merges along the last"):
+        bad_merge_kernel[(1,)](empty(8, "float32"))
 
 
 @triton.jit
@@ -365,12 +365,14 @@ def loop_then_unsupported_kernel(x_ptr, n):
     acc = tl.zeros((8,), tl.float32)
     for i in range(n):
         acc += tl.load(x_ptr + i * 8 + tl.arange(0, 8))
-    tl.store(x_ptr + tl.arange(0, 8), tl.gather(acc, acc.to(tl.int32), 0))  # err:gather_after_loop
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [acc], dtype=tl.float32,  # err:asm
+                                  is_pure=True, pack=1)
+    tl.store(x_ptr + tl.arange(0, 8), y)
 
 
 @blockc_only
 def test_an_unsupported_function_after_a_loop_is_blamed_not_the_loop():
-    with compile_error_at(HERE, "err:gather_after_loop", match=r"tl\.gather"):
+    with compile_error_at(HERE, "err:asm", match=r"inline_asm_elementwise"):
         loop_then_unsupported_kernel[(1,)](empty(32, "float32"), 4)
 
 

@@ -252,6 +252,45 @@ class BlockOps:
         first, = self.combining("reduce", (chunks,), 1, lambda left, right: (left,))
         return self.reshape(first, x.shape[:-1] + (k,))
 
+    def gather(self, src, index, axis):
+        """`tl.gather`: out[..., k, ...] = src[..., index[..., k, ...], ...]
+        along `axis`; the other dimensions of `index` match `src`'s. Every
+        output element compares its index with every position of the axis
+        and a reduction keeps the matching value: whole blocks, O(K * S) per
+        row, which the small axes of a block make cheap. An index outside
+        [0, S) gives the first position's value."""
+        src, index = self.to_tensor(src), self.to_tensor(index)
+        rank = len(src.shape)
+        if not rank or len(index.shape) != rank:
+            raise ValueError(f"tl.gather: src and index must be blocks of one rank, got shapes "
+                             f"{list(src.shape)} and {list(index.shape)}")
+        if not index.dtype.is_int() or index.dtype.is_int1():
+            raise TypeError(f"tl.gather: the index must be integers, got {index.dtype}")
+        axis = axis + rank if axis < 0 else axis
+        if not 0 <= axis < rank:
+            raise ValueError(f"tl.gather: axis {axis} is out of range for rank {rank}")
+        for d in range(rank):
+            if d != axis and src.shape[d] != index.shape[d]:
+                raise ValueError(f"tl.gather: dimension {d} of the index ({index.shape[d]}) "
+                                 f"differs from src's ({src.shape[d]})")
+        size = src.shape[axis]
+        # [..., K, S, ...]: output positions along `axis`, source ones after it.
+        wide = index.shape[:axis + 1] + (size,) + index.shape[axis + 1:]
+        positions = self.arange(0, size)
+        for d in range(rank + 1):
+            if d != axis + 1:
+                positions = self.expand_dims(positions, d)
+        index = self.cast(index, int64 if index.dtype.primitive_bitwidth > 32 else int32)
+        hits = self.compare("eq", self.expand_dims(index, axis + 1),
+                            self.cast(positions, index.dtype))
+        hits = self.broadcast_to(hits, wide)
+        values = self.broadcast_to(self.expand_dims(src, axis), wide)
+        _, picked = self.combining(
+            "reduce", (hits, values), axis + 1,
+            lambda hit_a, value_a, hit_b, value_b: (self.logical("or", hit_a, hit_b),
+                                                     self.where(hit_b, value_b, value_a)))
+        return picked
+
     def histogram(self, x, num_bins, mask=None):
         """`tl.histogram`: int32 counts of the values 0 .. num_bins - 1 (others
         and masked-off elements count nowhere), as one compare of every

@@ -556,7 +556,9 @@ def histogram(input, num_bins, mask=None, _builder=None):
     return _builder.histogram(input, _c(num_bins), _c(mask))
 
 
-gather = _missing("gather", "Block IR has no gather along an axis yet")
+@builtin
+def gather(src, index, axis, _builder=None):
+    return _builder.gather(src, index, _c(axis))
 @builtin
 def device_print(prefix, *args, hex=False, _builder=None):
     return _builder.device_print(_c(prefix), [_c(a) for a in args], _c(hex))
