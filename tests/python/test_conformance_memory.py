@@ -417,3 +417,35 @@ def strided_descriptor_kernel(x_ptr, N, BN: tl.constexpr):
 def test_tensor_descriptor_needs_a_contiguous_last_dimension():
     with pytest.raises(triton.CompilationError, match="contiguous"):
         strided_descriptor_kernel[(1,)](empty(16, "float32"), 4, BN=4)
+
+
+@triton.jit
+def host_descriptor_kernel(x_desc, y_desc, z_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    block = x_desc.load([pid_m * BM, pid_n * BN])
+    y_desc.store([pid_m * BM, pid_n * BN], block * 2 + 1)
+    # The descriptor's shape and strides are runtime values in the kernel.
+    if pid_m == 0 and pid_n == 0:
+        tl.store(z_ptr, x_desc.shape[0] * 1000 + x_desc.shape[1] * 10 + x_desc.strides[1])
+
+
+@pytest.mark.parametrize("m,n,bm,bn", [
+    pytest.param(37, 45, 16, 16, marks=blockc_extension("strides that are not 16-byte multiples")),
+    (16, 64, 8, 32), (64, 16, 32, 16)])
+def test_host_tensor_descriptors_are_arguments(m, n, bm, bn):
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = to_torch(rand(rng(31), (m, n), "float32"))
+    y = empty((m, n), "float32")
+    z = empty(1, "int64")
+    grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
+    host_descriptor_kernel[grid](TensorDescriptor.from_tensor(x, [bm, bn]),
+                                 TensorDescriptor.from_tensor(y, [bm, bn]), z, BM=bm, BN=bn)
+    assert_equal(y, x.numpy() * 2 + 1)
+    assert int(z[0]) == m * 1000 + n * 10 + 1
+
+
+def test_a_host_descriptor_needs_a_contiguous_last_dimension():
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = to_torch(rand(rng(32), (8, 8), "float32"))
+    with pytest.raises(ValueError, match="contiguous"):
+        TensorDescriptor.from_tensor(x.t(), [4, 4])

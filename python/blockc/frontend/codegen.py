@@ -92,12 +92,16 @@ class Param:
     a constexpr with `value`, or a tuple of `items` (Params named NAME.0,
     NAME.1, ...: a tuple argument is one Block IR parameter per leaf)."""
 
-    def __init__(self, name, type=None, constexpr=False, value=None, items=None):
+    def __init__(self, name, type=None, constexpr=False, value=None, items=None,
+                 descriptor=None):
         self.name = name
         self.type = type
         self.constexpr = constexpr
         self.value = value
         self.items = items
+        # A host TensorDescriptor: (block shape, padding); items are its base,
+        # shape and strides.
+        self.descriptor = descriptor
 
     def leaves(self):
         """The runtime parameters this one stands for, in order."""
@@ -107,7 +111,7 @@ class Param:
 
     def key(self):
         if self.items is not None:
-            return ("tuple", tuple(item.key() for item in self.items))
+            return ("tuple", tuple(item.key() for item in self.items), self.descriptor)
         return ("c", constexpr_key(self.value)) if self.constexpr else str(self.type)
 
 
@@ -228,6 +232,12 @@ class Translator(ControlFlow, ast.NodeVisitor):
         pointer_params = {}
 
         def bind(p):
+            if p.descriptor is not None:
+                base, *sizes = (bind(item) for item in p.items)
+                rank = len(sizes) // 2
+                block_shape, padding = p.descriptor
+                return self.builder.make_tensor_descriptor(base, sizes[:rank], sizes[rank:],
+                                                           block_shape, padding)
             if p.items is not None:
                 return tuple(bind(item) for item in p.items)
             if p.constexpr:

@@ -832,7 +832,7 @@ class Builder(BlockOps):
                              [self._scalar_int(o, int32, "offsets") for o in offsets],
                              block_shape, tuple(order))
 
-    def make_tensor_descriptor(self, base, shape, strides, block_shape):
+    def make_tensor_descriptor(self, base, shape, strides, block_shape, padding="zero"):
         base = self.to_tensor(base)
         if not base.dtype.is_ptr() or base.shape:
             raise TypeError(f"tl.make_tensor_descriptor needs a scalar pointer base, got "
@@ -847,7 +847,7 @@ class Builder(BlockOps):
                              f"contiguous (stride 1), got stride {last}")
         return tensor_descriptor(base, [self._scalar_int(s, int64, "shape") for s in shape],
                                  [self._scalar_int(s, int64, "strides") for s in strides],
-                                 tuple(int(d) for d in block_shape))
+                                 tuple(int(d) for d in block_shape), padding)
 
     def _descriptor_block(self, desc, offsets, what):
         if not isinstance(desc, tensor_descriptor):
@@ -864,7 +864,7 @@ class Builder(BlockOps):
     def descriptor_load(self, desc, offsets):
         block = self._descriptor_block(desc, offsets, "tensor descriptor load")
         return self.load(block, boundary_check=tuple(range(len(desc.block_shape))),
-                         padding_option="zero")
+                         padding_option=desc.padding)
 
     def descriptor_store(self, desc, offsets, value):
         block = self._descriptor_block(desc, offsets, "tensor descriptor store")

@@ -98,11 +98,17 @@ class tensor_descriptor:
     accelerator: each load or store at `offsets` is the block pointer's
     access, every dimension bounds-checked, out-of-bounds reads zero."""
 
-    def __init__(self, base, shape, strides, block_shape):
+    def __init__(self, base, shape, strides, block_shape, padding="zero"):
         self.base = base
         self.shape_values = list(shape)
         self.strides = list(strides)
         self.block_shape = tuple(block_shape)
+        self.padding = padding
+
+    @property
+    def shape(self):
+        """The tensor's shape (scalars), as Triton's `desc.shape`."""
+        return self.shape_values
 
     @property
     def dtype(self):

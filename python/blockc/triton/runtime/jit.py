@@ -304,6 +304,15 @@ class JITFunction:
             return Param(name, constexpr=True, value=_plain(value))
         if value is None:
             return Param(name, constexpr=True, value=None)
+        if _is_host_descriptor(value):
+            # The base, then each dimension's size and stride: runtime values
+            # (i64), as Triton passes them; the block shape specialises.
+            rank = len(value.shape)
+            items = [self._param(f"{name}.base", value.base)]
+            items += [Param(f"{name}.shape{d}", dtypes.int64) for d in range(rank)]
+            items += [Param(f"{name}.stride{d}", dtypes.int64) for d in range(rank)]
+            return Param(name, items=items,
+                         descriptor=(tuple(value.block_shape), value.padding))
         if isinstance(value, tuple):
             # Triton's tuple arguments: each element is typed as an argument.
             return Param(name, items=[self._param(f"{name}.{i}", v) for i, v in enumerate(value)])
@@ -418,8 +427,16 @@ def _launch(compiled, grid, values, extents, threads):
     return compiled.kernel.launch(grid, values, extents, threads)
 
 
+def _is_host_descriptor(value):
+    from ..tools.tensor_descriptor import TensorDescriptor
+    return isinstance(value, TensorDescriptor)
+
+
 def _tuple_leaves(param, value):
-    """The runtime values of a tuple argument, in its Params' order."""
+    """The runtime values of a tuple argument (or a TensorDescriptor's), in
+    its Params' order."""
+    if param.descriptor is not None:
+        value = (value.base, *value.shape, *value.strides)
     out = []
     for item, v in zip(param.items, value):
         if item.items is not None:
