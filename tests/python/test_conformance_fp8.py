@@ -25,8 +25,8 @@ def to_torch(a):
 HERE = __file__
 
 FORMATS = {"float8e4nv": (4, 3, 7, True), "float8e5": (5, 2, 15, False)}
-INTERPRETER_FP8 = ("fp8 conversions neither round to nearest even nor saturate "
-                   "(its _convert_float truncates and flushes subnormals)")
+INTERPRETER_FP8 = ("fp8 conversions flush subnormals and neither round to nearest even nor "
+                   "saturate (its _convert_float)")
 
 
 def code_values(fmt):
@@ -91,6 +91,7 @@ def decode_kernel(code_ptr, out_ptr, FP8: tl.constexpr, N: tl.constexpr):
     tl.store(out_ptr + offs, bits.to(FP8, bitcast=True).to(tl.float32))
 
 
+@pytest.mark.interpreter_limitation(reason=INTERPRETER_FP8)
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_code_decodes_exactly(fmt):
     codes = to_torch(np.arange(256, dtype=np.uint8))

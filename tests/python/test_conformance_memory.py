@@ -446,6 +446,7 @@ def test_host_tensor_descriptors_are_arguments(m, n, bm, bn):
 
 def test_a_host_descriptor_needs_a_contiguous_last_dimension():
     from triton.tools.tensor_descriptor import TensorDescriptor
-    x = to_torch(rand(rng(32), (8, 8), "float32"))
-    with pytest.raises(ValueError, match="contiguous"):
-        TensorDescriptor.from_tensor(x.t(), [4, 4])
+    x = to_torch(rand(rng(32), (8, 16), "float32"))
+    # Triton's class asserts; blockc's raises ValueError. Both say why.
+    with pytest.raises((ValueError, AssertionError), match="contiguous"):
+        TensorDescriptor.from_tensor(x[:, ::2], [4, 4])
