@@ -250,13 +250,16 @@ private:
   void emitCombiningAcrossRows(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers,
                                bool reverse);
   void emitReduceAlongRows(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers);
-  void emitScanAlongRowsLogStep(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers);
+  void emitScanAlongRowsLogStep(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers,
+                                bool reverse);
+  /// Pointers to the mirror images along the last axis of the strip (or
+  /// element) at `coords` of a buffer of `type`: column length - 1 - c for
+  /// each of its columns c.
+  llvm::Value *mirroredPointers(llvm::Value *buffer, const Type &type, const Coords &coords,
+                                bool vector);
   /// The inclusive prefix of `op`'s combine body inside one strip of each operand.
   llvm::SmallVector<llvm::Value *, 4> stripPrefix(const Operation &op,
                                                   llvm::SmallVector<llvm::Value *, 4> y);
-  void emitCombiningElementwise(const Operation &op, llvm::ArrayRef<llvm::Value *> buffers,
-                                bool reverse);
-
   // --- Dots, through the dot cascade (CodeGenDot.cpp) ---
   void emitDot(const Operation &op, llvm::Value *buffer);
 

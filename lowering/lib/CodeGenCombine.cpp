@@ -16,8 +16,9 @@
 // - A scan along the last axis runs a log-step prefix inside each strip
 //   (Hillis-Steele: log2(L) shuffles on fixed-width vectors, a loop of
 //   shifts through a stack slot on scalable ones) and carries the strip's
-//   last active lane into the next; a reverse scan along the last axis walks
-//   the row element by element.
+//   last active lane into the next; a reverse scan along the last axis is the
+//   same over the row read from its end (gathers and scatters of the strips'
+//   mirror images).
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen.h"
@@ -148,9 +149,7 @@ void KernelCodeGen::emitCombining(const Operation &op) {
     return emitCombiningAcrossRows(op, buffers, reverse);
   if (!scan)
     return emitReduceAlongRows(op, buffers);
-  if (!reverse)
-    return emitScanAlongRowsLogStep(op, buffers);
-  emitCombiningElementwise(op, buffers, reverse);
+  emitScanAlongRowsLogStep(op, buffers, reverse);
 }
 
 void KernelCodeGen::emitCombiningAcrossRows(const Operation &op,
@@ -252,11 +251,53 @@ llvm::SmallVector<llvm::Value *, 4> KernelCodeGen::extractAll(llvm::ArrayRef<llv
   return out;
 }
 
+llvm::Value *KernelCodeGen::mirroredPointers(llvm::Value *buffer, const Type &type,
+                                             const Coords &coords, bool vector) {
+  const Shape &shape = type.shape();
+  Coords rowStart = coords;
+  rowStart.back() = i64(0);
+  llvm::Value *last = b_.CreateAdd(linearIndex(shape, rowStart), i64(shape.back() - 1));
+  llvm::Value *index = b_.CreateSub(last, coords.back());
+  if (vector)
+    index = b_.CreateSub(splat(index), b_.CreateStepVector(vectorOf(b_.getInt64Ty())));
+  return b_.CreateGEP(memoryType(type.elementType()), buffer, index);
+}
+
 void KernelCodeGen::emitScanAlongRowsLogStep(const Operation &op,
-                                             llvm::ArrayRef<llvm::Value *> buffers) {
+                                             llvm::ArrayRef<llvm::Value *> buffers, bool reverse) {
   const Shape &shape = op.operands[0]->type().shape();
   Shape outer(shape.begin(), shape.end() - 1);
   int64_t length = shape.back();
+  // A reverse scan is the forward one over the row read from its end: strips
+  // gather their mirror images from the operands' buffers and scatter their
+  // results back there, so the combine runs log-step as forward.
+  llvm::SmallVector<llvm::Value *, 4> sources;
+  if (reverse)
+    for (const Value *v : op.operands)
+      sources.push_back(bufferOf(v));
+  auto mirroredLoad = [&](size_t i, const Coords &coords, bool vector) {
+    const Type &type = op.operands[i]->type();
+    llvm::Type *memTy = memoryType(type.elementType());
+    llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
+    llvm::Value *ptrs = mirroredPointers(sources[i], type, coords, vector);
+    return fromMemory(vector ? gatherStrip(vectorOf(memTy), ptrs, align, tailMask(), nullptr)
+                             : b_.CreateAlignedLoad(memTy, ptrs, align),
+                      type.elementType());
+  };
+  auto mirroredStore = [&](const Coords &coords, llvm::ArrayRef<llvm::Value *> values,
+                           bool vector) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Type &type = op.results[i]->type();
+      llvm::Type *memTy = memoryType(type.elementType());
+      llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
+      llvm::Value *ptrs = mirroredPointers(buffers[i], type, coords, vector);
+      llvm::Value *bits = toMemory(values[i], type.elementType());
+      if (vector)
+        scatterStrip(bits, ptrs, align, tailMask());
+      else
+        b_.CreateAlignedStore(bits, ptrs, align);
+    }
+  };
   auto perRow = [&](const Coords &rowCoords) {
     CombineSlots carry = combineSlots(op, false);
     llvm::Value *hasCarrySlot = entryBuilder().CreateAlloca(b_.getInt1Ty());
@@ -264,7 +305,12 @@ void KernelCodeGen::emitScanAlongRowsLogStep(const Operation &op,
     forEachStripOfRow(length, [&](llvm::Value *column, bool vector) {
       Coords coords = rowCoords;
       coords.push_back(column);
-      llvm::SmallVector<llvm::Value *, 4> y = evalOperands(op, coords, vector);
+      llvm::SmallVector<llvm::Value *, 4> y;
+      if (reverse)
+        for (size_t i = 0; i < op.operands.size(); ++i)
+          y.push_back(mirroredLoad(i, coords, vector));
+      else
+        y = evalOperands(op, coords, vector);
       llvm::Value *hasCarry = b_.CreateLoad(b_.getInt1Ty(), hasCarrySlot);
       if (vector)
         y = stripPrefix(op, y);
@@ -273,7 +319,10 @@ void KernelCodeGen::emitScanAlongRowsLogStep(const Operation &op,
         for (llvm::Value *&c : carried)
           c = splat(c);
       y = selectAll(b_, hasCarry, applyCombiner(op, carried, y), y);
-      storeResults(op, buffers, coords, y, vector);
+      if (reverse)
+        mirroredStore(coords, y, vector);
+      else
+        storeResults(op, buffers, coords, y, vector);
       // The strip's last active lane carries into the next strip (a strip
       // followed by another is full, except RVV's, whose vector length says).
       llvm::Value *last =
@@ -362,36 +411,6 @@ KernelCodeGen::stripPrefix(const Operation &op, llvm::SmallVector<llvm::Value *,
   for (size_t i = 0; i < y.size(); ++i)
     y[i] = b_.CreateLoad(y[i]->getType(), vectorSlots[i]);
   return asCombined(y);
-}
-
-void KernelCodeGen::emitCombiningElementwise(const Operation &op,
-                                             llvm::ArrayRef<llvm::Value *> buffers, bool reverse) {
-  const Shape &shape = op.operands[0]->type().shape();
-  Shape outer(shape.begin(), shape.end() - 1);
-  int64_t length = shape.back();
-  auto perRow = [&](const Coords &rowCoords) {
-    auto at = [&](llvm::Value *column) {
-      Coords coords = rowCoords;
-      coords.push_back(column);
-      return coords;
-    };
-    llvm::Value *first = i64(reverse ? length - 1 : 0);
-    CombineSlots acc = combineSlots(op, false);
-    llvm::SmallVector<llvm::Value *, 4> x = evalOperands(op, at(first), false);
-    acc.store(b_, x);
-    storeResults(op, buffers, at(first), x, false);
-    emitCountedLoop(i64(1), i64(length), i64(1), [&](llvm::Value *k) {
-      llvm::Value *column = reverse ? b_.CreateSub(i64(length - 1), k) : k;
-      llvm::SmallVector<llvm::Value *, 4> next =
-          applyCombiner(op, acc.load(b_), evalOperands(op, at(column), false));
-      acc.store(b_, next);
-      storeResults(op, buffers, at(column), next, false);
-    });
-  };
-  if (outer.empty())
-    perRow({});
-  else
-    forEachElement(outer, perRow);
 }
 
 } // namespace blockc
