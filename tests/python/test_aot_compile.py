@@ -71,7 +71,9 @@ def test_the_tool_writes_an_object_and_a_header(tmp_path):
     ("*fp32, *fp32, *fp32, i32, fp32", "the signature has 5 entries, the kernel 6 parameters"),
     ("*fp32, *fp32, *fp32, i32, fp32, i32", "parameter 'BLOCK' is a tl.constexpr: give its value"),
     ("*fp32, *fp32, *fp32, i32, float, 256", "parameter 'alpha': 'float' is neither a type"),
-    ("*fp32, *fp8e5, *fp32, i32, fp32, 256", "parameter 'y_ptr': '*fp8e5' is neither a type"),
+    ("*fp32, *fp8e4b15, *fp32, i32, fp32, 256",
+     "parameter 'y_ptr': fp8e4b15: blockc has the OCP 8-bit floats, float8e4nv and float8e5"),
+    ("*fp32, *fp9, *fp32, i32, fp32, 256", "parameter 'y_ptr': '*fp9' is neither a type"),
 ])
 def test_bad_signatures_are_errors_naming_the_parameter(tmp_path, signature, message):
     result = compile_tool(tmp_path, "-n", "scaled_add", "-s", signature, "-o", str(tmp_path))

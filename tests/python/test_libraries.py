@@ -1365,9 +1365,6 @@ def test_flag_gems_radix_sort_by_key(n, key_dtype, valid_bits, monkeypatch):
     np.testing.assert_array_equal(out.numpy(), ref.numpy())
 
 
-@xfail_in_blockc("an unannotated assignment of a constexpr (`_block_size = BLOCK_SIZE`) "
-                 "stays a Python int, where Triton makes it a tensor: "
-                 "`_block_size.to(tl.uint32)` fails ('int has no attribute to')")
 def test_flag_gems_randperm_shuffle():
     # duplicate_keys_shuffle_kernel: a random permutation within each block of 512.
     mod = flag_gems("randperm")

@@ -349,18 +349,57 @@ class Translator(ControlFlow, ast.NodeVisitor):
 
     def visit_Assign(self, node):
         value = self.visit(node.value)
+        if not self._is_constexpr_call(node.value):
+            value = self._as_runtime_value(value)
         for target in node.targets:
             self._assign(target, value)
 
     def visit_AnnAssign(self, node):
-        if node.value is not None:
-            self._assign(node.target, self.visit(node.value))
+        if node.value is None:
+            return
+        value = self.visit(node.value)
+        annotation = self._annotation(node.annotation)
+        if annotation is not self.tl.constexpr:
+            value = self._as_runtime_value(value)
+        self._assign(node.target, value)
 
     def visit_AugAssign(self, node):
         if not isinstance(node.target, ast.Name):
             raise self.unsupported(node, "augmented assignment to anything but a name")
         current = self._lookup(node.target, node.target.id)
-        self._assign(node.target, self._binary(node, node.op, current, self.visit(node.value)))
+        value = self._binary(node, node.op, current, self.visit(node.value))
+        self._assign(node.target, self._as_runtime_value(value))
+
+    def _is_constexpr_call(self, node):
+        """`tl.constexpr(v)`: blockc keeps it a constexpr where it is assigned
+        (Triton 3.6 makes a tensor of it; kernels written for earlier Tritons
+        use it as a constexpr, as a shape)."""
+        if not isinstance(node, ast.Call):
+            return False
+        try:
+            fn = self.visit(node.func)
+        except Exception:
+            return False
+        return fn is self.tl.constexpr
+
+    def _annotation(self, node):
+        try:
+            return _unwrap(self.visit(node))
+        except Exception:  # an annotation Python alone understands (a string, a class)
+            return None
+
+    def _as_runtime_value(self, value):
+        """Triton's assignment: a Python number (a constexpr included) bound to
+        a name without a `tl.constexpr` annotation becomes a scalar tensor, so
+        that it has tensor methods (`.to`) and computes as Triton does (int32
+        division truncates, as Python's does not). Other values (dtypes, None,
+        functions, tuples of them) stay as they are; tuples are walked."""
+        value = _unwrap(value)
+        if isinstance(value, tuple):
+            return tuple(self._as_runtime_value(v) for v in value)
+        if isinstance(value, (bool, int, float)) and not isinstance(value, type):
+            return self.builder.to_tensor(value)
+        return value
 
     def _assign(self, target, value):
         value = _unwrap(value)

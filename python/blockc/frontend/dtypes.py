@@ -54,7 +54,7 @@ class dtype:
 
     # Triton's predicates, which kernels and helpers call on `x.dtype`.
     def is_fp8(self):
-        return "fp8" in self.name
+        return self.name.startswith("fp8")  # not a pointer to one
 
     def is_fp8e4nv(self):
         return self.name == "fp8e4nv"
