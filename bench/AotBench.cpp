@@ -3,7 +3,8 @@
 // The deployment path: kernels compiled by `blockc compile --emit=obj` for
 // x86-64-v4, called through the generated header's typed launch functions,
 // linked with libblockc_runtime and no LLVM. Baselines are KernelBench's -O3
-// loops built for the same ISA. Thread counts go up to the machine's core
+// loops built for the same ISA, and the same kernels hand-written with xsimd
+// (`baseline_xsimd`). Thread counts go up to the machine's core
 // count, for scaling runs on bigger machines.
 //
 // Memory-bound examples: vector_add and gelu on 2^24 f32; softmax (a row in
@@ -15,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Baselines.h"
+#include "XsimdBaselines.h"
 #include "BenchSupport.h"
 #include "fused_softmax.h"
 #include "gelu.h"
@@ -172,6 +174,57 @@ void geluBaseline(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * kGeluN * 8);
 }
 
+// xsimd: the same kernels written by hand (XsimdBaselines.h).
+void addXsimd(benchmark::State &state) {
+  static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
+  for (auto _ : state)
+    parallelRanges(int(state.range(0)), kAddN, [&](int64_t begin, int64_t end) {
+      xsimdAdd(a.get(), b.get(), c.get(), begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * kAddN * 12);
+}
+
+void softmaxXsimd(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
+      xsimdSoftmax(in.get(), out.get(), n, begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void layerNormXsimd(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
+         b = makeBuffer(n, 7), mean = makeBuffer(n, 8), rstd = makeBuffer(n, 9);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
+      xsimdLayerNorm(x.get(), y.get(), w.get(), b.get(), mean.get(), rstd.get(), n, kNormEps,
+                     begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void rmsNormXsimd(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
+         rstd = makeBuffer(n, 9);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
+      xsimdRmsNorm(x.get(), y.get(), w.get(), rstd.get(), n, kNormEps, begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void geluXsimd(benchmark::State &state) {
+  static Buffer x = makeBuffer(kGeluN, 1), y = makeBuffer(kGeluN, 3);
+  for (auto _ : state)
+    parallelRanges(int(state.range(0)), kGeluN,
+                   [&](int64_t begin, int64_t end) { xsimdGelu(x.get(), y.get(), begin, end); });
+  state.SetBytesProcessed(state.iterations() * kGeluN * 8);
+}
+
 } // namespace
 
 BENCHMARK(addBlockc)->Name("aot_vector_add/blockc")->Apply(threadArgs);
@@ -186,6 +239,12 @@ BENCHMARK(rmsNormBlockc)->Name("aot_rms_norm/blockc")->Apply(normArgs);
 BENCHMARK(rmsNormBaseline)->Name("aot_rms_norm/baseline")->Apply(normArgs);
 BENCHMARK(geluBlockc)->Name("aot_gelu/blockc")->Apply(threadArgs);
 BENCHMARK(geluBaseline)->Name("aot_gelu/baseline")->Apply(threadArgs);
+BENCHMARK(addXsimd)->Name("aot_vector_add/baseline_xsimd")->Apply(threadArgs);
+BENCHMARK(softmaxXsimd)->Name("aot_softmax/baseline_xsimd")->Apply(softmaxArgs);
+BENCHMARK(softmaxXsimd)->Name("aot_fused_softmax/baseline_xsimd")->Apply(softmaxArgs);
+BENCHMARK(layerNormXsimd)->Name("aot_layer_norm/baseline_xsimd")->Apply(normArgs);
+BENCHMARK(rmsNormXsimd)->Name("aot_rms_norm/baseline_xsimd")->Apply(normArgs);
+BENCHMARK(geluXsimd)->Name("aot_gelu/baseline_xsimd")->Apply(threadArgs);
 
 int main(int argc, char **argv) {
   return runWithRatios(argc, argv);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Baselines.h"
+#include "XsimdBaselines.h"
 #include "BenchSupport.h"
 #include "ExampleKernels.h"
 #include "WorkerTimes.h"
@@ -146,6 +147,25 @@ void softmaxSleefBaseline(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
+void vectorAddXsimd(benchmark::State &state) {
+  static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
+  for (auto _ : state)
+    parallelRanges(int(state.range(0)), kAddN, [&](int64_t begin, int64_t end) {
+      xsimdAdd(a.get(), b.get(), c.get(), begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * kAddN * 12);
+}
+
+void softmaxXsimd(benchmark::State &state) {
+  int64_t n = state.range(0);
+  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
+      xsimdSoftmax(in.get(), out.get(), n, begin, end);
+    });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
 /// fused_softmax.bir with BLOCK = n: the whole row in one block, the form
 /// Triton's fused-softmax tutorial uses, beside softmax.bir's chunked loops.
 void fusedSoftmaxBlockc(benchmark::State &state) {
@@ -175,6 +195,9 @@ BENCHMARK(softmaxSleefBaseline)->Name("softmax/baseline_sleef")->Apply(softmaxAr
 BENCHMARK(fusedSoftmaxBlockc)->Name("fused_softmax/blockc")->Apply(softmaxArgs);
 BENCHMARK(softmaxBaseline)->Name("fused_softmax/baseline")->Apply(softmaxArgs);
 BENCHMARK(softmaxSleefBaseline)->Name("fused_softmax/baseline_sleef")->Apply(softmaxArgs);
+BENCHMARK(vectorAddXsimd)->Name("vector_add/baseline_xsimd")->Apply(threadArgs);
+BENCHMARK(softmaxXsimd)->Name("softmax/baseline_xsimd")->Apply(softmaxArgs);
+BENCHMARK(softmaxXsimd)->Name("fused_softmax/baseline_xsimd")->Apply(softmaxArgs);
 
 int main(int argc, char **argv) {
   return runWithRatios(argc, argv);
