@@ -1,6 +1,7 @@
 //===- MathLowering.cpp - Math ops through SLEEF --------------------------===//
 //
-// exp, exp2, log, log2, sin, cos, tanh, erf and pow call SLEEF's vector
+// f32 exp, exp2 and sigmoid are inline code (InlineMath.cpp) unless
+// --sleef-math asks for SLEEF. exp, exp2, log, log2, sin, cos, tanh, erf and pow call SLEEF's vector
 // function for the target ISA and strip width (Sleef.h chooses the name).
 // sqrt, floor and ceil are single instructions everywhere and stay LLVM
 // intrinsics. f16 and bf16 compute in f32. A strip wider than any SLEEF
@@ -226,6 +227,9 @@ llvm::Value *StripEmitter::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> a
       large = b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
     return b_.CreateSelect(big, large, callSleef(*sleefFunction(kind), args, elem));
   }
+  bool inlineExp = elem == ScalarKind::F32 && !options_.sleefMath;
+  if (inlineExp && (kind == OpKind::Exp || kind == OpKind::Exp2))
+    return this->inlineExp(args[0], kind == OpKind::Exp2);
   if (std::optional<MathFn> fn = sleefFunction(kind))
     return callSleef(*fn, args, elem);
   llvm::Value *one = llvm::ConstantFP::get(type, 1.0);
@@ -239,9 +243,16 @@ llvm::Value *StripEmitter::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> a
   case OpKind::Ceil:
     return b_.CreateIntrinsic(llvm::Intrinsic::ceil, {type}, args);
   case OpKind::Sigmoid: {
-    // 1 / (1 + exp(-x)): exact at both tails (exp overflows to inf -> 0).
-    llvm::Value *e = callSleef(MathFn::Exp, {b_.CreateFNeg(args[0])}, elem);
-    return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+    // t = exp(-|x|) never overflows: 1 / (1 + t) for x >= 0 and t / (1 + t)
+    // below, which stays accurate where 1 / (1 + exp(-x)) would divide by
+    // infinity (x < -88.7 in f32) and lose the subnormal results.
+    llvm::Value *x = args[0];
+    llvm::Value *minusMagnitude = b_.CreateFNeg(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+    llvm::Value *t = inlineExp ? this->inlineExp(minusMagnitude, false)
+                               : callSleef(MathFn::Exp, {minusMagnitude}, elem);
+    llvm::Value *denominator = b_.CreateFAdd(one, t);
+    llvm::Value *negative = b_.CreateFCmpOLT(x, llvm::Constant::getNullValue(type));
+    return b_.CreateFDiv(b_.CreateSelect(negative, t, one), denominator);
   }
   default:
     break;

@@ -157,7 +157,11 @@ public:
   /// gives the correctly rounded result of the whole conversion.
   llvm::Value *toF32RoundToOdd(llvm::Value *v, const Type &from);
 
-  // --- Math (MathLowering.cpp) ---
+  // --- Math (MathLowering.cpp; exp and exp2 inline, InlineMath.cpp) ---
+  /// f32 exp (or exp2 with `base2`) of a scalar or strip as inline code.
+  llvm::Value *inlineExp(llvm::Value *x, bool base2);
+  /// The polynomial with `coefficients` (lowest degree first) at `x`, by Horner's rule with FMA.
+  llvm::Value *polynomial(llvm::Value *x, llvm::ArrayRef<float> coefficients);
   llvm::Value *emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
   llvm::Value *callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
   /// x - trunc(x / y) * y exactly, as C's fmod (scalar or strip).

@@ -149,6 +149,82 @@ INSTANTIATE_TEST_SUITE_P(Ops, MathAccuracy,
                          ::testing::Combine(::testing::ValuesIn(kCases), ::testing::Bool()),
                          caseName);
 
+// f32 exp, exp2 and sigmoid are inline code unless --sleef-math: both paths,
+// over the whole range where the result is neither 0 nor infinity and past
+// it (overflow, subnormal results, underflow to zero), densely, with the
+// special values. The reference is long double libm.
+struct WholeRangeCase {
+  const char *op;
+  long double (*reference)(long double);
+  float lo, hi;
+  double ulpBound;
+};
+const WholeRangeCase kWholeRange[] = {
+    {"exp", [](long double x) { return expl(x); }, -106, 90, 1.0},
+    {"exp2", [](long double x) { return exp2l(x); }, -152, 130, 1.0},
+    // 1/(1+exp(-x)): exp's error, the add's and the divide's roundings.
+    {"sigmoid", [](long double x) { return 1.0L / (1.0L + expl(-x)); }, -110, 110, 2.5},
+};
+
+void PrintTo(const WholeRangeCase &c, std::ostream *os) {
+  *os << c.op;
+}
+
+class MathWholeRange : public ::testing::TestWithParam<std::tuple<WholeRangeCase, bool>> {};
+
+TEST_P(MathWholeRange, WithinBoundEverywhere) {
+  auto [c, sleef] = GetParam();
+  std::string source = "kernel @k(%px: ptr<f32>, %pz: ptr<f32>) {\n"
+                       "  %pid = program_id 0\n  %b = const 1024 : i32\n"
+                       "  %start = mul %pid, %b\n  %r = arange 0, 1024\n"
+                       "  %offs = add %start, %r\n  %xp = addptr %px, %offs\n"
+                       "  %x = load %xp\n  %z = " +
+                       std::string(c.op) + " %x\n  %zp = addptr %pz, %offs\n  store %zp, %z\n}\n";
+  CompileOptions options;
+  options.sleefMath = sleef;
+  auto module = test::compileWithOptionsOrFail(source, options);
+  ASSERT_TRUE(module);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {0.f,  -0.f, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
+                          1e-30f, -1e-30f, std::numeric_limits<float>::denorm_min(), 88.72283f,
+                          88.72284f, -87.33654f, -103.97208f, 127.99999f, 128.f, -149.f,
+                          -150.f, 1e30f, -1e30f};
+  // Evenly spaced across the range, then 4096 consecutive floats at a few
+  // places: where exp's reduced argument reaches +-ln2/2, and near each end.
+  const int steps = 150000;
+  for (int i = 0; i < steps; ++i)
+    x.push_back(c.lo + (c.hi - c.lo) * float(i) / steps);
+  for (float start : {0.3465f, -0.3466f, c.hi - 3.f, c.lo + 1.f}) {
+    float v = start;
+    for (int i = 0; i < 4096; ++i, v = std::nextafter(v, inf))
+      x.push_back(v);
+  }
+  while (x.size() % 1024 != 0)
+    x.push_back(0.5f);
+  std::vector<float> z(x.size());
+  test::launch(module->kernels()[0], {int64_t(x.size() / 1024), 1, 1}, {x, z});
+  double worst = 0;
+  size_t worstAt = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    long double want = c.reference(x[i]);
+    if (fabsl(want) > std::numeric_limits<float>::max())
+      want = want > 0 ? INFINITY : -INFINITY;
+    double err = ulpError(z[i], want);
+    if (err > worst)
+      worst = err, worstAt = i;
+  }
+  EXPECT_LE(worst, c.ulpBound) << c.op << (sleef ? " (SLEEF)" : " (inline)") << ": x=" << x[worstAt]
+                               << " got " << z[worstAt] << " want "
+                               << double(c.reference(x[worstAt]));
+  RecordProperty("max_ulp", std::to_string(worst));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, MathWholeRange, ::testing::Combine(::testing::ValuesIn(kWholeRange), ::testing::Bool()),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param).op) + (std::get<1>(info.param) ? "_sleef" : "");
+    });
+
 TEST(SleefTable, NamesFollowSleefConvention) {
   Target v4, rvv, sve, neon;
   std::string error;

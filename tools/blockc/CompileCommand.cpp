@@ -39,6 +39,8 @@ std::vector<FlagSpec> compilerFlags() {
        "add or remove target features, e.g. +zvfh,-zicond (names as 'blockc targets' prints)"},
       {"-D", "NAME=VALUE", "bind a constexpr (repeatable)", true},
       {"--fast-math", "", "allow SLEEF's 3.5-ULP math variants"},
+      {"--sleef-math", "",
+       "call SLEEF's 1-ULP functions for f32 exp, exp2 and sigmoid instead of inline code"},
       {"--print-after", "STAGE",
        "print the IR after STAGE ('all' for every stage; see docs/reference.md)", true},
       {"--check-bounds", "",
@@ -67,6 +69,7 @@ bool compileOptionsFrom(const Arguments &args, CompileOptions &options, std::str
     return false;
   options.defines = *defines;
   options.fastMath = args.has("--fast-math");
+  options.sleefMath = args.has("--sleef-math");
   options.checkBounds = args.has("--check-bounds");
   options.canonicalizePointers = !args.has("--no-canonicalize-pointers");
   options.dotStrategy = args.value("--dot-strategy");

@@ -42,6 +42,7 @@ std::string KernelCache::key(const SourceFile &source, const CompileOptions &opt
   add(options.target);
   add(targetFeatures);
   add(options.fastMath ? "fast" : "precise");
+  add(options.sleefMath ? "sleef-math" : "inline-math");
   add(options.checkBounds ? "bounds-checked" : "unchecked");
   add(options.canonicalizePointers ? "canonical-pointers" : "carried-pointer-tiles");
   add("dot strategy " + options.dotStrategy);

@@ -27,6 +27,9 @@ struct CompileOptions {
   ConstexprBindings defines;
   /// Lets math ops use SLEEF's faster 3.5-ULP variants.
   bool fastMath = false;
+  /// f32 exp, exp2 and sigmoid call SLEEF's 1-ULP vector functions instead
+  /// of the inline polynomials (InlineMath.cpp, also within 1 ULP).
+  bool sleefMath = false;
   /// Stages after which the IR is printed to stderr (or `all`); stageNames()
   /// lists them.
   std::vector<std::string> printAfter;
