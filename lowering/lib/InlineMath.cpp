@@ -79,7 +79,13 @@ llvm::Value *StripEmitter::inlineExp(llvm::Value *x, bool base2) {
   auto powerOfTwo = [&](llvm::Value *e) {
     return b_.CreateBitCast(b_.CreateShl(b_.CreateAdd(e, i(127)), i(23)), type);
   };
-  return b_.CreateFMul(b_.CreateFMul(y, powerOfTwo(half)), powerOfTwo(b_.CreateSub(n, half)));
+  // Where the result rounds to zero (masked-off lanes of -inf among them),
+  // the last factor is zero: a multiplication that produced a subnormal on
+  // the way would cost a microcode assist per instruction on Intel cores.
+  llvm::Value *last = b_.CreateSelect(b_.CreateFCmpOLE(x, f(low)),
+                                      llvm::Constant::getNullValue(type),
+                                      powerOfTwo(b_.CreateSub(n, half)));
+  return b_.CreateFMul(b_.CreateFMul(y, powerOfTwo(half)), last);
 }
 
 } // namespace blockc
