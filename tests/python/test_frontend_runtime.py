@@ -284,3 +284,39 @@ def test_device_assert_is_checked_in_debug_builds_only():
     big[5] = 5000
     with pytest.raises(AssertionError, match="x must stay below 1000"):
         checked_kernel[(4,)](big, 100, BLOCK=32)
+
+
+# --- the launch's fast path: typed once per argument kinds, then reused
+
+
+@triton.jit
+def fast_path_kernel(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * factor, mask=mask)
+
+
+def test_fast_path_keeps_each_specialisation_apart():
+    import numpy as np
+    import torch
+    x = torch.arange(8, dtype=torch.float32)
+    out = torch.zeros(8)
+    # factor == 1 specialises into a constexpr; 5 and np.int64(5) must not reuse it.
+    for factor in (1, 5, np.int64(5), np.int64(1), 1, 2.5, True):
+        out.zero_()
+        fast_path_kernel[(1,)](x, out, 8, factor, BLOCK=8)
+        assert torch.equal(out, x * float(factor)), factor
+    # Another dtype, another kernel; a numpy array where a tensor was.
+    xd = torch.arange(8, dtype=torch.float64)
+    outd = torch.zeros(8, dtype=torch.float64)
+    fast_path_kernel[(1,)](xd, outd, 8, 3, BLOCK=8)
+    assert torch.equal(outd, xd * 3)
+    arr = np.zeros(8, np.float32)
+    fast_path_kernel[(1,)](x.numpy(), arr, 8, 3, BLOCK=8)
+    assert np.array_equal(arr, x.numpy() * 3)
+    # A read-only output is refused on every launch, cached or not.
+    frozen = np.zeros(8, np.float32)
+    frozen.flags.writeable = False
+    for _ in range(2):
+        with pytest.raises(Exception, match="read-only"):
+            fast_path_kernel[(1,)](x.numpy(), frozen, 8, 3, BLOCK=8)

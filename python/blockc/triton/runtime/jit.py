@@ -93,11 +93,11 @@ def _is_read_only(value):
     map, an array marked so. torch tensors have no such flag (torch.from_numpy
     of a read-only array warns and gives a tensor that claims to be
     writeable), so none counts as read-only."""
+    if hasattr(value, "data_ptr"):
+        return False
     writeable = getattr(getattr(value, "flags", None), "writeable", None)
     if writeable is not None:
         return not writeable
-    if hasattr(value, "data_ptr"):
-        return False
     data = getattr(value, "__array_interface__", {}).get("data")
     # (address, read-only flag); an interface may give a buffer object instead.
     return isinstance(data, tuple) and bool(data[1])
@@ -144,6 +144,7 @@ class CompiledKernel:
         # The arguments a launch must find writeable.
         self.stored_arguments = tuple(i for i, p in enumerate(runtime_params)
                                       if p.name in translation.stored_params)
+        self.pointer_params = tuple(p.type.is_ptr() for p in runtime_params)
         self.asm = {"bir": translation.text}
         self.metadata = {"name": name, "target": "host",
                          "scratch_bytes": kernel.scratch_bytes if kernel else 0}
@@ -183,6 +184,10 @@ class JITFunction:
         self.do_not_specialize = {self.arg_names[n] if isinstance(n, int) else n for n in names}
         self.debug = debug
         self.cache = {}
+        # The launch's fast path: a key made of the arguments' types alone
+        # (_launch_key) to the compiled kernel and which arguments are runtime
+        # values, filled by the full specialisation the first time.
+        self.launch_cache = {}
 
     def __repr__(self):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
@@ -209,30 +214,79 @@ class JITFunction:
     # --- launching --------------------------------------------------------
 
     def run(self, *args, grid, warmup=False, **kwargs):
-        options, kwargs = _split_options(kwargs, self.signature.parameters)
+        options, kwargs = _split_options(kwargs, self.signature.parameters) if kwargs else \
+            ({}, kwargs)
         bound = self._bind(args, kwargs)
         check_bounds = bool(options.get("check_bounds", self.debug) or
                             os.environ.get("TRITON_DEBUG", "") not in ("", "0"))
-        compiled, runtime_values = self._specialise(bound, check_bounds)
+        key = self._launch_key(bound, check_bounds)
+        entry = self.launch_cache.get(key) if key is not None else None
+        if entry is not None and entry[0].translation.watched.unchanged():
+            compiled, runtime_names = entry
+            runtime_values = [bound[name] for name in runtime_names]
+        else:
+            compiled, runtime_values = self._specialise(bound, check_bounds)
+            if key is not None:
+                self.launch_cache[key] = (compiled, self._runtime_names(bound, compiled))
         if warmup:
             return compiled
         grid = _grid(grid, bound, self)
         for index in compiled.stored_arguments:
             if _is_read_only(runtime_values[index]):
                 raise self._read_only_error(compiled.runtime_params[index].name)
-        values, extents = [], [] if check_bounds else None
-        for param, value in zip(compiled.runtime_params, runtime_values):
-            if param.type.is_ptr():
-                values.append(_address(value))
-                if check_bounds:
-                    extents.append(_extent_bytes(value))
-            else:
-                values.append(value)
+        values = [_address(value) if is_pointer else value
+                  for is_pointer, value in zip(compiled.pointer_params, runtime_values)]
+        extents = [_extent_bytes(value) for is_pointer, value in
+                   zip(compiled.pointer_params, runtime_values) if is_pointer] \
+            if check_bounds else None
         threads = options.get("num_cpu_threads") or 0
         report = _launch(compiled, grid, values, extents, threads)
         if report:
             raise self._bounds_error(compiled, report)
         return compiled
+
+    def _launch_key(self, arguments, check_bounds):
+        """What the specialisation of these arguments depends on, computed
+        from their types alone, or None where only the full specialisation
+        can say (tuples, descriptors, unusual objects): each tensor's dtype
+        and device, each scalar's kind (an int's width, and whether it is the
+        constexpr 1), each constexpr's value."""
+        key = [check_bounds]
+        for name, value in arguments.items():
+            if name in self.constexprs:
+                try:
+                    hash(value)
+                except TypeError:
+                    return None
+                key.append((type(value), value))
+                continue
+            kind = type(value)
+            if kind is int:
+                if value == 1 and name not in self.do_not_specialize:
+                    key.append(1)
+                elif -2**31 <= value < 2**31:
+                    key.append(32)
+                elif -2**63 <= value < 2**63:
+                    key.append(64)
+                else:
+                    return None
+            elif kind is float or kind is bool or value is None:
+                key.append(kind)
+            elif hasattr(value, "data_ptr"):
+                device = value.device
+                key.append((value.dtype, device.type if device is not None else None))
+            elif getattr(value, "ndim", 0) > 0 and hasattr(value, "__array_interface__"):
+                # An array, not a numpy scalar (those are typed by value).
+                key.append((value.dtype, "array"))
+            else:
+                return None
+        return tuple(key)
+
+    def _runtime_names(self, arguments, compiled):
+        """Which arguments are the compiled kernel's runtime parameters, in
+        order: those the full specialisation did not make constexprs."""
+        names = {param.name for param in compiled.runtime_params}
+        return [name for name in arguments if name in names]
 
     def warmup(self, *args, grid=None, **kwargs):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
