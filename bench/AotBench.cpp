@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Baselines.h"
-#include "XsimdBaselines.h"
 #include "BenchSupport.h"
+#include "XsimdBaselines.h"
 #include "fused_softmax.h"
 #include "gelu.h"
 #include "layer_norm.h"
@@ -45,12 +45,7 @@ void addBlockc(benchmark::State &state) {
 }
 
 void addBaseline(benchmark::State &state) {
-  static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
-  for (auto _ : state)
-    parallelRanges(int(state.range(0)), kAddN, [&](int64_t begin, int64_t end) {
-      baselineAdd(a.get(), b.get(), c.get(), begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * kAddN * 12);
+  benchBinaryBaseline(state, kAddN, baselineAdd);
 }
 
 void softmaxBlockc(benchmark::State &state) {
@@ -67,13 +62,7 @@ void softmaxBlockc(benchmark::State &state) {
 }
 
 void softmaxBaseline(benchmark::State &state) {
-  int64_t n = state.range(0);
-  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
-  for (auto _ : state)
-    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      baselineSoftmax(in.get(), out.get(), n, begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * n * n * 8);
+  benchRowsBaseline(state, baselineSoftmax);
 }
 
 void fusedSoftmaxBlockc(benchmark::State &state) {
@@ -114,16 +103,24 @@ void layerNormBlockc(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
-void layerNormBaseline(benchmark::State &state) {
+/// A layer norm `fn` (Baselines.h's signature) over n x n: args (n, threads).
+template <typename Fn> void benchLayerNorm(benchmark::State &state, Fn fn) {
   int64_t n = state.range(0);
   Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
          b = makeBuffer(n, 7), mean = makeBuffer(n, 8), rstd = makeBuffer(n, 9);
   for (auto _ : state)
     parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      baselineLayerNorm(x.get(), y.get(), w.get(), b.get(), mean.get(), rstd.get(), n, kNormEps,
-                        begin, end);
+      fn(x.get(), y.get(), w.get(), b.get(), mean.get(), rstd.get(), n, kNormEps, begin, end);
     });
   state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void layerNormBaseline(benchmark::State &state) {
+  benchLayerNorm(state, baselineLayerNorm);
+}
+
+void layerNormXsimd(benchmark::State &state) {
+  benchLayerNorm(state, xsimdLayerNorm);
 }
 
 void rmsNormBlockc(benchmark::State &state) {
@@ -140,15 +137,23 @@ void rmsNormBlockc(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * n * n * 8);
 }
 
-void rmsNormBaseline(benchmark::State &state) {
+template <typename Fn> void benchRmsNorm(benchmark::State &state, Fn fn) {
   int64_t n = state.range(0);
   Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
          rstd = makeBuffer(n, 9);
   for (auto _ : state)
     parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      baselineRmsNorm(x.get(), y.get(), w.get(), rstd.get(), n, kNormEps, begin, end);
+      fn(x.get(), y.get(), w.get(), rstd.get(), n, kNormEps, begin, end);
     });
   state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
+void rmsNormBaseline(benchmark::State &state) {
+  benchRmsNorm(state, baselineRmsNorm);
+}
+
+void rmsNormXsimd(benchmark::State &state) {
+  benchRmsNorm(state, xsimdRmsNorm);
 }
 
 constexpr int64_t kGeluN = int64_t(1) << 24;
@@ -166,63 +171,28 @@ void geluBlockc(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * kGeluN * 8);
 }
 
-void geluBaseline(benchmark::State &state) {
+template <typename Fn> void benchGelu(benchmark::State &state, Fn fn) {
   static Buffer x = makeBuffer(kGeluN, 1), y = makeBuffer(kGeluN, 3);
   for (auto _ : state)
     parallelRanges(int(state.range(0)), kGeluN,
-                   [&](int64_t begin, int64_t end) { baselineGelu(x.get(), y.get(), begin, end); });
+                   [&](int64_t begin, int64_t end) { fn(x.get(), y.get(), begin, end); });
   state.SetBytesProcessed(state.iterations() * kGeluN * 8);
 }
 
-// xsimd: the same kernels written by hand (XsimdBaselines.h).
-void addXsimd(benchmark::State &state) {
-  static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
-  for (auto _ : state)
-    parallelRanges(int(state.range(0)), kAddN, [&](int64_t begin, int64_t end) {
-      xsimdAdd(a.get(), b.get(), c.get(), begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * kAddN * 12);
-}
-
-void softmaxXsimd(benchmark::State &state) {
-  int64_t n = state.range(0);
-  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
-  for (auto _ : state)
-    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      xsimdSoftmax(in.get(), out.get(), n, begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * n * n * 8);
-}
-
-void layerNormXsimd(benchmark::State &state) {
-  int64_t n = state.range(0);
-  Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
-         b = makeBuffer(n, 7), mean = makeBuffer(n, 8), rstd = makeBuffer(n, 9);
-  for (auto _ : state)
-    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      xsimdLayerNorm(x.get(), y.get(), w.get(), b.get(), mean.get(), rstd.get(), n, kNormEps,
-                     begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * n * n * 8);
-}
-
-void rmsNormXsimd(benchmark::State &state) {
-  int64_t n = state.range(0);
-  Buffer x = makeBuffer(n * n, 4), y = makeBuffer(n * n, 5), w = makeBuffer(n, 6),
-         rstd = makeBuffer(n, 9);
-  for (auto _ : state)
-    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      xsimdRmsNorm(x.get(), y.get(), w.get(), rstd.get(), n, kNormEps, begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * n * n * 8);
+void geluBaseline(benchmark::State &state) {
+  benchGelu(state, baselineGelu);
 }
 
 void geluXsimd(benchmark::State &state) {
-  static Buffer x = makeBuffer(kGeluN, 1), y = makeBuffer(kGeluN, 3);
-  for (auto _ : state)
-    parallelRanges(int(state.range(0)), kGeluN,
-                   [&](int64_t begin, int64_t end) { xsimdGelu(x.get(), y.get(), begin, end); });
-  state.SetBytesProcessed(state.iterations() * kGeluN * 8);
+  benchGelu(state, xsimdGelu);
+}
+
+void addXsimd(benchmark::State &state) {
+  benchBinaryBaseline(state, kAddN, xsimdAdd);
+}
+
+void softmaxXsimd(benchmark::State &state) {
+  benchRowsBaseline(state, xsimdSoftmax);
 }
 
 } // namespace

@@ -80,6 +80,27 @@ inline void softmaxArgs(benchmark::internal::Benchmark *b) {
   b->ArgNames({"n", "threads"})->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
+/// A baseline `fn(a, b, c, begin, end)` over three vectors of `n` f32 (an
+/// elementwise binary op such as add), split over args (threads).
+template <typename Fn> void benchBinaryBaseline(benchmark::State &state, int64_t n, Fn fn) {
+  static Buffer a = makeBuffer(n, 1), b = makeBuffer(n, 2), c = makeBuffer(n, 3);
+  for (auto _ : state)
+    parallelRanges(int(state.range(0)), n,
+                   [&](int64_t begin, int64_t end) { fn(a.get(), b.get(), c.get(), begin, end); });
+  state.SetBytesProcessed(state.iterations() * n * 12);
+}
+
+/// A row-wise baseline `fn(in, out, cols, rowBegin, rowEnd)` (softmax) over
+/// an n x n matrix: args (n, threads).
+template <typename Fn> void benchRowsBaseline(benchmark::State &state, Fn fn) {
+  int64_t n = state.range(0);
+  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
+  for (auto _ : state)
+    parallelRanges(int(state.range(1)), n,
+                   [&](int64_t begin, int64_t end) { fn(in.get(), out.get(), n, begin, end); });
+  state.SetBytesProcessed(state.iterations() * n * n * 8);
+}
+
 inline int runWithRatios(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   RatioReporter reporter;

@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Baselines.h"
-#include "XsimdBaselines.h"
 #include "BenchSupport.h"
 #include "ExampleKernels.h"
 #include "WorkerTimes.h"
+#include "XsimdBaselines.h"
 
 #include <map>
 
@@ -94,12 +94,7 @@ void vectorAddWorkerTimes(benchmark::State &state) {
 }
 
 void vectorAddBaseline(benchmark::State &state) {
-  static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
-  for (auto _ : state)
-    parallelRanges(int(state.range(0)), kAddN, [&](int64_t begin, int64_t end) {
-      baselineAdd(a.get(), b.get(), c.get(), begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * kAddN * 12);
+  benchBinaryBaseline(state, kAddN, baselineAdd);
 }
 
 /// Launches `kernel` (either softmax form) over an n x n matrix, one program
@@ -128,42 +123,19 @@ void softmaxBlockc(benchmark::State &state) {
 }
 
 void softmaxBaseline(benchmark::State &state) {
-  int64_t n = state.range(0);
-  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
-  for (auto _ : state)
-    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      baselineSoftmax(in.get(), out.get(), n, begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * n * n * 8);
+  benchRowsBaseline(state, baselineSoftmax);
 }
 
 void softmaxSleefBaseline(benchmark::State &state) {
-  int64_t n = state.range(0);
-  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
-  for (auto _ : state)
-    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      baselineSoftmaxSleef(in.get(), out.get(), n, begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * n * n * 8);
+  benchRowsBaseline(state, baselineSoftmaxSleef);
 }
 
 void vectorAddXsimd(benchmark::State &state) {
-  static Buffer a = makeBuffer(kAddN, 1), b = makeBuffer(kAddN, 2), c = makeBuffer(kAddN, 3);
-  for (auto _ : state)
-    parallelRanges(int(state.range(0)), kAddN, [&](int64_t begin, int64_t end) {
-      xsimdAdd(a.get(), b.get(), c.get(), begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * kAddN * 12);
+  benchBinaryBaseline(state, kAddN, xsimdAdd);
 }
 
 void softmaxXsimd(benchmark::State &state) {
-  int64_t n = state.range(0);
-  Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
-  for (auto _ : state)
-    parallelRanges(int(state.range(1)), n, [&](int64_t begin, int64_t end) {
-      xsimdSoftmax(in.get(), out.get(), n, begin, end);
-    });
-  state.SetBytesProcessed(state.iterations() * n * n * 8);
+  benchRowsBaseline(state, xsimdSoftmax);
 }
 
 /// fused_softmax.bir with BLOCK = n: the whole row in one block, the form

@@ -1,11 +1,10 @@
 //===- XsimdBaselines.cpp - Hand-written SIMD kernels with xsimd ----------===//
 #include "XsimdBaselines.h"
 
-#include <xsimd/xsimd.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <xsimd/xsimd.hpp>
 
 namespace blockc::bench {
 
@@ -103,8 +102,8 @@ void xsimdLayerNorm(const float *in, float *out, const float *w, const float *b,
   }
 }
 
-void xsimdRmsNorm(const float *in, float *out, const float *w, float *rstd, int64_t cols,
-                  float eps, int64_t rowBegin, int64_t rowEnd) {
+void xsimdRmsNorm(const float *in, float *out, const float *w, float *rstd, int64_t cols, float eps,
+                  int64_t rowBegin, int64_t rowEnd) {
   for (int64_t r = rowBegin; r < rowEnd; ++r) {
     const float *x = in + r * cols;
     float *y = out + r * cols;

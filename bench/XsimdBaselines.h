@@ -16,8 +16,8 @@ void xsimdAdd(const float *a, const float *b, float *c, int64_t begin, int64_t e
 void xsimdSoftmax(const float *in, float *out, int64_t cols, int64_t rowBegin, int64_t rowEnd);
 void xsimdLayerNorm(const float *in, float *out, const float *w, const float *b, float *mean,
                     float *rstd, int64_t cols, float eps, int64_t rowBegin, int64_t rowEnd);
-void xsimdRmsNorm(const float *in, float *out, const float *w, float *rstd, int64_t cols,
-                  float eps, int64_t rowBegin, int64_t rowEnd);
+void xsimdRmsNorm(const float *in, float *out, const float *w, float *rstd, int64_t cols, float eps,
+                  int64_t rowBegin, int64_t rowEnd);
 void xsimdGelu(const float *in, float *out, int64_t begin, int64_t end);
 
 } // namespace blockc::bench

@@ -63,9 +63,9 @@ std::unique_ptr<Operation> cloneOperation(const Operation &op, ValueMap &map,
 }
 
 bool hasSideEffects(const Operation &op) {
-  if (op.kind() == OpKind::Store || isAtomic(op) || op.kind() == OpKind::Assert || op.kind() == OpKind::Print ||
-      op.isVolatile ||
-      op.kind() == OpKind::Call || op.opClass() == OpClass::Terminator)
+  if (op.kind() == OpKind::Store || isAtomic(op) || op.kind() == OpKind::Assert ||
+      op.kind() == OpKind::Print || op.isVolatile || op.kind() == OpKind::Call ||
+      op.opClass() == OpClass::Terminator)
     return true;
   for (const auto &region : op.regions)
     for (const auto &inner : region->ops)

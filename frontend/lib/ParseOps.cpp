@@ -126,8 +126,7 @@ bool Parser::parseOpBody(Operation &op) {
     return parseOperands(op, 1);
   case OpClass::Print:
     if (!at(TokenKind::String))
-      return errorHere("expected the text to print, a string like \"x: \", got " +
-                       describeToken());
+      return errorHere("expected the text to print, a string like \"x: \", got " + describeToken());
     op.text = tok_.value;
     advance();
     while (consumeIf(TokenKind::Comma)) {

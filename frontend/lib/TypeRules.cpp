@@ -377,9 +377,9 @@ std::optional<TypeError> inferResultTypes(const Operation &op, const Module &mod
       if (!t.isBlock())
         continue;
       if (block && t.shape() != block->shape())
-        return operandError(int(i), "'print' prints blocks of one shape: " +
-                                        formatShape(block->shape()) + " and " +
-                                        formatShape(t.shape()));
+        return operandError(int(i),
+                            "'print' prints blocks of one shape: " + formatShape(block->shape()) +
+                                " and " + formatShape(t.shape()));
       block = &t;
     }
     return std::nullopt;

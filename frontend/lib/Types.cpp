@@ -11,11 +11,11 @@ struct ScalarInfo {
   bool isFloat;
 };
 constexpr ScalarInfo kScalars[] = {
-    {ScalarKind::I1, "i1", 1, false},     {ScalarKind::I8, "i8", 8, false},
-    {ScalarKind::I16, "i16", 16, false},  {ScalarKind::I32, "i32", 32, false},
-    {ScalarKind::I64, "i64", 64, false},  {ScalarKind::F16, "f16", 16, true},
-    {ScalarKind::BF16, "bf16", 16, true}, {ScalarKind::F32, "f32", 32, true},
-    {ScalarKind::F64, "f64", 64, true},   {ScalarKind::F8E4M3, "f8e4m3", 8, true},
+    {ScalarKind::I1, "i1", 1, false},        {ScalarKind::I8, "i8", 8, false},
+    {ScalarKind::I16, "i16", 16, false},     {ScalarKind::I32, "i32", 32, false},
+    {ScalarKind::I64, "i64", 64, false},     {ScalarKind::F16, "f16", 16, true},
+    {ScalarKind::BF16, "bf16", 16, true},    {ScalarKind::F32, "f32", 32, true},
+    {ScalarKind::F64, "f64", 64, true},      {ScalarKind::F8E4M3, "f8e4m3", 8, true},
     {ScalarKind::F8E5M2, "f8e5m2", 8, true},
 };
 const ScalarInfo &info(ScalarKind kind) {

@@ -26,7 +26,7 @@ namespace {
 /// The coefficients, lowest degree first.
 constexpr float kExpQ[] = {0x1p-1f, 0x1.5554dcp-3f, 0x1.5554eap-5f, 0x1.120b66p-7f,
                            0x1.6d431ap-10f};
-constexpr float kExp2P[] = {0x1.62e430p-1f, 0x1.ebfbe0p-3f, 0x1.c6af6cp-5f,
+constexpr float kExp2P[] = {0x1.62e430p-1f, 0x1.ebfbe0p-3f,  0x1.c6af6cp-5f,
                             0x1.3b2a1cp-7f, 0x1.5f0896p-10f, 0x1.444004p-13f};
 
 } // namespace
@@ -82,9 +82,9 @@ llvm::Value *StripEmitter::inlineExp(llvm::Value *x, bool base2) {
   // Where the result rounds to zero (masked-off lanes of -inf among them),
   // the last factor is zero: a multiplication that produced a subnormal on
   // the way would cost a microcode assist per instruction on Intel cores.
-  llvm::Value *last = b_.CreateSelect(b_.CreateFCmpOLE(x, f(low)),
-                                      llvm::Constant::getNullValue(type),
-                                      powerOfTwo(b_.CreateSub(n, half)));
+  llvm::Value *last =
+      b_.CreateSelect(b_.CreateFCmpOLE(x, f(low)), llvm::Constant::getNullValue(type),
+                      powerOfTwo(b_.CreateSub(n, half)));
   return b_.CreateFMul(b_.CreateFMul(y, powerOfTwo(half)), last);
 }
 

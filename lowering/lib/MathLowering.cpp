@@ -1,11 +1,10 @@
 //===- MathLowering.cpp - Math ops through SLEEF --------------------------===//
 //
 // f32 exp, exp2 and sigmoid are inline code (InlineMath.cpp) unless
-// --sleef-math asks for SLEEF. exp, exp2, log, log2, sin, cos, tanh, erf and pow call SLEEF's vector
-// function for the target ISA and strip width (Sleef.h chooses the name).
-// sqrt, floor and ceil are single instructions everywhere and stay LLVM
-// intrinsics. f16 and bf16 compute in f32. A strip wider than any SLEEF
-// variant is split; a target SLEEF does not cover falls back to LLVM's
+// --sleef-math asks for SLEEF. exp, exp2, log, log2, sin, cos, tanh, erf and pow call SLEEF's
+// vector function for the target ISA and strip width (Sleef.h chooses the name). sqrt, floor and
+// ceil are single instructions everywhere and stay LLVM intrinsics. f16 and bf16 compute in f32. A
+// strip wider than any SLEEF variant is split; a target SLEEF does not cover falls back to LLVM's
 // intrinsics, which the backend turns into libm calls.
 //
 //===----------------------------------------------------------------------===//

@@ -62,8 +62,8 @@ llvm::Value *StripEmitter::roundToFloat8(llvm::Value *f32, ScalarKind kind) {
   // cannot then carry past it. As unsigned integers, non-NaN magnitudes order
   // as their values, infinity above every finite one.
   llvm::Value *magnitude = b_.CreateAnd(bits, c(0x7fffffff));
-  llvm::Value *clamped = b_.CreateIntrinsic(llvm::Intrinsic::umin, {i32},
-                                            {magnitude, c(layout.maxFiniteF32Bits)});
+  llvm::Value *clamped =
+      b_.CreateIntrinsic(llvm::Intrinsic::umin, {i32}, {magnitude, c(layout.maxFiniteF32Bits)});
   const unsigned shift = 23 - layout.mantissaBits;
   // Normal results: round to nearest even on the bit pattern, then rebias.
   llvm::Value *odd = b_.CreateAnd(b_.CreateLShr(clamped, c(shift)), c(1));
@@ -234,8 +234,7 @@ llvm::Value *StripEmitter::convert(llvm::Value *v, const Type &from, const Type 
     llvm::Value *single;
     if (from.isBool())
       single = b_.CreateUIToFP(v, f32Type);
-    else if (from.kind() == ScalarKind::F64 ||
-             (from.isInteger() && bitWidth(from.kind()) > 16))
+    else if (from.kind() == ScalarKind::F64 || (from.isInteger() && bitWidth(from.kind()) > 16))
       single = toF32RoundToOdd(v, from);
     else
       single = convert(v, from, f32, false);

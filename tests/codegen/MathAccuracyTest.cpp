@@ -185,10 +185,24 @@ TEST_P(MathWholeRange, WithinBoundEverywhere) {
   auto module = test::compileWithOptionsOrFail(source, options);
   ASSERT_TRUE(module);
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> x = {0.f,  -0.f, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
-                          1e-30f, -1e-30f, std::numeric_limits<float>::denorm_min(), 88.72283f,
-                          88.72284f, -87.33654f, -103.97208f, 127.99999f, 128.f, -149.f,
-                          -150.f, 1e30f, -1e30f};
+  std::vector<float> x = {0.f,
+                          -0.f,
+                          inf,
+                          -inf,
+                          std::numeric_limits<float>::quiet_NaN(),
+                          1e-30f,
+                          -1e-30f,
+                          std::numeric_limits<float>::denorm_min(),
+                          88.72283f,
+                          88.72284f,
+                          -87.33654f,
+                          -103.97208f,
+                          127.99999f,
+                          128.f,
+                          -149.f,
+                          -150.f,
+                          1e30f,
+                          -1e30f};
   // Evenly spaced across the range, then 4096 consecutive floats at a few
   // places: where exp's reduced argument reaches +-ln2/2, and near each end.
   const int steps = 150000;
@@ -219,11 +233,12 @@ TEST_P(MathWholeRange, WithinBoundEverywhere) {
   RecordProperty("max_ulp", std::to_string(worst));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Ops, MathWholeRange, ::testing::Combine(::testing::ValuesIn(kWholeRange), ::testing::Bool()),
-    [](const auto &info) {
-      return std::string(std::get<0>(info.param).op) + (std::get<1>(info.param) ? "_sleef" : "");
-    });
+INSTANTIATE_TEST_SUITE_P(Ops, MathWholeRange,
+                         ::testing::Combine(::testing::ValuesIn(kWholeRange), ::testing::Bool()),
+                         [](const auto &info) {
+                           return std::string(std::get<0>(info.param).op) +
+                                  (std::get<1>(info.param) ? "_sleef" : "");
+                         });
 
 TEST(SleefTable, NamesFollowSleefConvention) {
   Target v4, rvv, sve, neon;

@@ -99,8 +99,9 @@ TEST(CrossTargets, SharedLibraryNamesTheTargetsSleef) {
   const std::string sleef = BLOCKC_THIRD_PARTY_DIR "/sleef-riscv64/usr/lib/riscv64-linux-gnu";
   if (!fs::exists(sleef + "/libsleef.so"))
     GTEST_SKIP() << "needs SLEEF for riscv64 in " << sleef << " (scripts/setup fetches it)";
-  ProcessResult linked = runBlockc("compile " + kSoftmax + " --target spacemit-k1 --sleef-math --emit=so -L " +
-                                   sleef + " -o " + so);
+  ProcessResult linked =
+      runBlockc("compile " + kSoftmax + " --target spacemit-k1 --sleef-math --emit=so -L " + sleef +
+                " -o " + so);
   ASSERT_EQ(linked.exitCode, 0) << linked.err;
   EXPECT_NE(slurp(so).find("libsleef.so.3"), std::string::npos) << "no DT_NEEDED on SLEEF";
 }

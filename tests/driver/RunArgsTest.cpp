@@ -220,13 +220,13 @@ TEST(Elements, EncodesEachKindInItsWidth) {
 
 TEST(Elements, Float8RoundsToNearestEvenAndSaturates) {
   const ScalarKind e4m3 = ScalarKind::F8E4M3, e5m2 = ScalarKind::F8E5M2;
-  EXPECT_EQ(toFloat8Bits(448.0, e4m3), 0x7e);            // the largest finite value
-  EXPECT_EQ(toFloat8Bits(1e9, e4m3), 0x7e);              // saturates
-  EXPECT_EQ(toFloat8Bits(-INFINITY, e4m3), 0xfe);        // infinity too
-  EXPECT_EQ(toFloat8Bits(INFINITY, e5m2), 0x7b);         // 57344, not infinity
-  EXPECT_EQ(toFloat8Bits(std::ldexp(1.0, -9), e4m3), 1); // smallest subnormal
+  EXPECT_EQ(toFloat8Bits(448.0, e4m3), 0x7e);             // the largest finite value
+  EXPECT_EQ(toFloat8Bits(1e9, e4m3), 0x7e);               // saturates
+  EXPECT_EQ(toFloat8Bits(-INFINITY, e4m3), 0xfe);         // infinity too
+  EXPECT_EQ(toFloat8Bits(INFINITY, e5m2), 0x7b);          // 57344, not infinity
+  EXPECT_EQ(toFloat8Bits(std::ldexp(1.0, -9), e4m3), 1);  // smallest subnormal
   EXPECT_EQ(toFloat8Bits(std::ldexp(1.0, -10), e4m3), 0); // a tie, to even: zero
-  EXPECT_EQ(toFloat8Bits(17.0, e4m3), 0x58);             // a tie between 16 and 18: 16
+  EXPECT_EQ(toFloat8Bits(17.0, e4m3), 0x58);              // a tie between 16 and 18: 16
   EXPECT_EQ(toFloat8Bits(-0.0, e5m2), 0x80);
   EXPECT_EQ(toFloat8Bits(NAN, e4m3) & 0x7f, 0x7f);
   EXPECT_EQ(fromFloat8Bits(0x7c, e5m2), INFINITY);

@@ -218,9 +218,9 @@ bool encodeNumber(ScalarKind kind, std::string_view text, void *out, std::string
   }
   // A finite number that becomes infinity is a typo, not a wish for inf; the
   // 8-bit floats saturate instead, so their limit is checked before rounding.
-  bool tooLarge = std::isfinite(value) && (isStorageOnlyKind(kind)
-                                               ? std::fabs(value) > largestFinite(kind)
-                                               : std::isinf(roundedTo(kind, value)));
+  bool tooLarge =
+      std::isfinite(value) && (isStorageOnlyKind(kind) ? std::fabs(value) > largestFinite(kind)
+                                                       : std::isinf(roundedTo(kind, value)));
   if (outOfRange || tooLarge) {
     char largest[32];
     std::snprintf(largest, sizeof largest, "%g", largestFinite(kind));

@@ -39,10 +39,10 @@ struct NpyType {
 /// bf16 and the 8-bit floats, which NumPy lacks, travel as their bit patterns
 /// (uint16 and uint8).
 constexpr NpyType kNpyTypes[] = {
-    {"|b1", ScalarKind::I1},  {"|i1", ScalarKind::I8},   {"|u1", ScalarKind::I8},
-    {"<i2", ScalarKind::I16}, {"<u2", ScalarKind::I16},  {"<i4", ScalarKind::I32},
-    {"<u4", ScalarKind::I32}, {"<i8", ScalarKind::I64},  {"<u8", ScalarKind::I64},
-    {"<f2", ScalarKind::F16}, {"<u2", ScalarKind::BF16}, {"<f4", ScalarKind::F32},
+    {"|b1", ScalarKind::I1},  {"|i1", ScalarKind::I8},     {"|u1", ScalarKind::I8},
+    {"<i2", ScalarKind::I16}, {"<u2", ScalarKind::I16},    {"<i4", ScalarKind::I32},
+    {"<u4", ScalarKind::I32}, {"<i8", ScalarKind::I64},    {"<u8", ScalarKind::I64},
+    {"<f2", ScalarKind::F16}, {"<u2", ScalarKind::BF16},   {"<f4", ScalarKind::F32},
     {"<f8", ScalarKind::F64}, {"|u1", ScalarKind::F8E4M3}, {"|u1", ScalarKind::F8E5M2},
 };
 constexpr std::string_view kSupportedDescrs =
