@@ -99,7 +99,8 @@ constexpr llvm::StringRef kLibmFunctions[] = {
     "sinh",   "sinhf",   "cosh",      "coshf",      "tan",   "tanf",   "asinh",  "asinhf",
     "acosh",  "acoshf",  "atanh",     "atanhf",     "expm1", "expm1f", "log1p",  "log1pf",
     "log10",  "log10f",  "exp10",     "exp10f",     "cbrt",  "cbrtf",  "lgamma", "lgammaf",
-    "tgamma", "tgammaf", "erfc",      "erfcf"};
+    "tgamma", "tgammaf", "erfc",      "erfcf",      "j0",    "j0f",    "j1",     "j1f",
+    "y0",     "y0f",     "y1",        "y1f",        "jn",    "jnf",    "yn",     "ynf"};
 
 /// Calls `visit` with each symbol `object` leaves undefined; false with
 /// `error` when the object cannot be read.

@@ -169,21 +169,53 @@ llvm::Value *StripEmitter::floatRemainder(llvm::Value *x, llvm::Value *y) {
     return b_.CreateFRem(x, y); // LLVM calls libm's fmod per lane
   // LLVM cannot call a scalar function per lane of a scalable vector, and no
   // vector fmod is exact over the whole range (SLEEF's gives NaN once x / y
-  // overflows): call libm's fmod lane by lane through a stack slot.
-  llvm::Type *elem = vecTy->getElementType();
-  auto fmod = module_.getOrInsertFunction(elem->isDoubleTy() ? "fmod" : "fmodf",
-                                          llvm::FunctionType::get(elem, {elem, elem}, false));
+  // overflows): call libm's fmod lane by lane.
+  return callLibmPerLane("fmod", {x, y}, false);
+}
+
+llvm::Value *StripEmitter::callLibmPerLane(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args,
+                                           bool integerFirst) {
+  llvm::Type *type = args.back()->getType();
+  llvm::Type *elem = type->getScalarType();
+  llvm::SmallVector<llvm::Type *, 2> params;
+  for (size_t i = 0; i < args.size(); ++i)
+    params.push_back(i == 0 && integerFirst ? b_.getInt32Ty() : elem);
+  auto fn = module_.getOrInsertFunction((name + (elem->isDoubleTy() ? "" : "f")).str(),
+                                        llvm::FunctionType::get(elem, params, false));
+  auto call = [&](llvm::ArrayRef<llvm::Value *> lane) {
+    llvm::SmallVector<llvm::Value *, 2> operands(lane.begin(), lane.end());
+    if (integerFirst) // an order held in a float: an integer by then
+      operands[0] = b_.CreateFPToSI(operands[0], b_.getInt32Ty());
+    return b_.CreateCall(fn, operands);
+  };
+  auto *vecTy = llvm::dyn_cast<llvm::VectorType>(type);
+  if (!vecTy)
+    return call(args);
+  if (!vecTy->isScalableTy()) {
+    llvm::Value *out = llvm::PoisonValue::get(type);
+    for (unsigned i = 0; i < vecTy->getElementCount().getFixedValue(); ++i) {
+      llvm::SmallVector<llvm::Value *, 2> lane;
+      for (llvm::Value *arg : args)
+        lane.push_back(b_.CreateExtractElement(arg, i));
+      out = b_.CreateInsertElement(out, call(lane), i);
+    }
+    return out;
+  }
+  // Scalable: the lanes go through stack slots, one call per lane in a loop.
   llvm::IRBuilder<> entry = entryBuilder();
-  llvm::Value *xs = entry.CreateAlloca(vecTy), *ys = entry.CreateAlloca(vecTy);
-  b_.CreateStore(x, xs);
-  b_.CreateStore(y, ys);
+  llvm::SmallVector<llvm::Value *, 2> slots;
+  for (llvm::Value *arg : args) {
+    slots.push_back(entry.CreateAlloca(vecTy));
+    b_.CreateStore(arg, slots.back());
+  }
   llvm::Value *lanes = b_.CreateElementCount(b_.getInt64Ty(), vecTy->getElementCount());
   emitCountedLoop(i64(0), lanes, i64(1), [&](llvm::Value *i) {
-    llvm::Value *xi = b_.CreateLoad(elem, b_.CreateGEP(elem, xs, i));
-    llvm::Value *yi = b_.CreateLoad(elem, b_.CreateGEP(elem, ys, i));
-    b_.CreateStore(b_.CreateCall(fmod, {xi, yi}), b_.CreateGEP(elem, xs, i));
+    llvm::SmallVector<llvm::Value *, 2> lane;
+    for (llvm::Value *slot : slots)
+      lane.push_back(b_.CreateLoad(elem, b_.CreateGEP(elem, slot, i)));
+    b_.CreateStore(call(lane), b_.CreateGEP(elem, slots[0], i));
   });
-  return b_.CreateLoad(vecTy, xs);
+  return b_.CreateLoad(vecTy, slots[0]);
 }
 
 llvm::Value *StripEmitter::callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Value *> args,
@@ -231,6 +263,22 @@ llvm::Value *StripEmitter::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> a
     return this->inlineExp(args[0], kind == OpKind::Exp2);
   if (std::optional<MathFn> fn = sleefFunction(kind))
     return callSleef(*fn, args, elem);
+  switch (kind) { // libm's alone: SLEEF has no Bessel functions
+  case OpKind::J0:
+    return callLibmPerLane("j0", args, false);
+  case OpKind::J1:
+    return callLibmPerLane("j1", args, false);
+  case OpKind::Y0:
+    return callLibmPerLane("y0", args, false);
+  case OpKind::Y1:
+    return callLibmPerLane("y1", args, false);
+  case OpKind::Jn:
+    return callLibmPerLane("jn", args, true);
+  case OpKind::Yn:
+    return callLibmPerLane("yn", args, true);
+  default:
+    break;
+  }
   llvm::Value *one = llvm::ConstantFP::get(type, 1.0);
   switch (kind) {
   case OpKind::Sqrt:

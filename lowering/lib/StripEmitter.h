@@ -164,6 +164,11 @@ public:
   llvm::Value *polynomial(llvm::Value *x, llvm::ArrayRef<float> coefficients);
   llvm::Value *emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
   llvm::Value *callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
+  /// libm's `name` (with an `f` for f32) on each lane of `args` (scalars or
+  /// strips, scalable ones through stack slots); `integerFirst`: the first
+  /// argument is an int order (jn, yn), given as an integral float.
+  llvm::Value *callLibmPerLane(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args,
+                               bool integerFirst);
   /// x - trunc(x / y) * y exactly, as C's fmod (scalar or strip).
   llvm::Value *floatRemainder(llvm::Value *x, llvm::Value *y);
   /// `fn` on each half of the strips `args`, joined: for strips wider than

@@ -240,6 +240,77 @@ INSTANTIATE_TEST_SUITE_P(Ops, MathWholeRange,
                                   (std::get<1>(info.param) ? "_sleef" : "");
                          });
 
+// The Bessel functions are libm's, one call per lane (scalable strips
+// through stack slots). Near their zeros a relative bound means nothing, so
+// the error is measured in ULP of the result or of 1, whichever is larger:
+// glibc's float versions stay within a few of those against long double.
+struct BesselCase {
+  const char *op;
+  long double (*reference)(long double);
+  int order; // -1: j0, j1, y0, y1; else jn / yn of that order
+};
+const BesselCase kBessel[] = {
+    {"j0", [](long double x) { return j0l(x); }, -1},
+    {"j1", [](long double x) { return j1l(x); }, -1},
+    {"y0", [](long double x) { return y0l(x); }, -1},
+    {"y1", [](long double x) { return y1l(x); }, -1},
+    {"jn", [](long double x) { return jnl(3, x); }, 3},
+    {"yn", [](long double x) { return ynl(2, x); }, 2},
+};
+
+void PrintTo(const BesselCase &c, std::ostream *os) {
+  *os << c.op;
+}
+
+class Bessel : public ::testing::TestWithParam<BesselCase> {};
+
+TEST_P(Bessel, LibmOnEveryLane) {
+  const BesselCase c = GetParam();
+  std::string call = c.order < 0 ? std::string(c.op) + " %x" : std::string(c.op) + " %n, %x";
+  std::string source = "kernel @k(%px: ptr<f32>, %pz: ptr<f32>) {\n"
+                       "  %pid = program_id 0\n  %b = const 256 : i32\n"
+                       "  %start = mul %pid, %b\n  %r = arange 0, 256\n"
+                       "  %offs = add %start, %r\n  %xp = addptr %px, %offs\n"
+                       "  %x = load %xp\n  %n = const " +
+                       std::to_string(std::max(c.order, 0)) + ".0 : f32\n  %z = " + call +
+                       "\n  %zp = addptr %pz, %offs\n  store %zp, %z\n}\n";
+  auto module = test::compileOrFail(source);
+  ASSERT_TRUE(module);
+  std::vector<float> x = {0.f,
+                          std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(),
+                          1e-20f,
+                          2.4048255f,
+                          3.8317060f};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(0.01f, 60.f);
+  while (x.size() < 4096)
+    x.push_back(dist(rng));
+  std::vector<float> z(x.size());
+  test::launch(module->kernels()[0], {int64_t(x.size() / 256), 1, 1}, {x, z});
+  double worst = 0;
+  size_t worstAt = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    long double want = c.reference(x[i]);
+    if (fabsl(want) > std::numeric_limits<float>::max()) // overflows float
+      want = want > 0 ? INFINITY : -INFINITY;
+    double err;
+    if (std::isnan(want) || std::isinf(want))
+      err = (std::isnan(want) && std::isnan(z[i])) || float(want) == z[i] ? 0 : INFINITY;
+    else
+      err = double(fabsl((long double)z[i] - want) / std::max(fabsl(want), 1.0L) /
+                   std::numeric_limits<float>::epsilon());
+    if (err > worst)
+      worst = err, worstAt = i;
+  }
+  EXPECT_LE(worst, 8.0) << c.op << ": x=" << x[worstAt] << " got " << z[worstAt] << " want "
+                        << double(c.reference(x[worstAt]));
+  RecordProperty("max_ulp_of_max_1", std::to_string(worst));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, Bessel, ::testing::ValuesIn(kBessel),
+                         [](const auto &info) { return std::string(info.param.op); });
+
 TEST(SleefTable, NamesFollowSleefConvention) {
   Target v4, rvv, sve, neon;
   std::string error;

@@ -526,3 +526,36 @@ def test_rsqrt_rn_is_correctly_rounded_in_f32():
 def test_rsqrt_rn_of_f64_is_an_error_naming_it():
     with compile_error_at(HERE, "err:rsqrt_rn", match="rsqrt_rn of fp64"):
         rsqrt_rn_kernel[(1,)](empty(BLOCK, "float64"), empty(BLOCK, "float64"), BLOCK=BLOCK)
+
+
+@triton.jit
+def bessel_kernel(x_ptr, z_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(z_ptr + offs, libdevice.j0(x))
+    tl.store(z_ptr + BLOCK + offs, libdevice.j1(x))
+    tl.store(z_ptr + 2 * BLOCK + offs, libdevice.y0(x))
+    tl.store(z_ptr + 3 * BLOCK + offs, libdevice.y1(x))
+    tl.store(z_ptr + 4 * BLOCK + offs, libdevice.jn(3, x))
+    tl.store(z_ptr + 5 * BLOCK + offs, libdevice.yn(2, x))
+
+
+@NO_LIBDEVICE
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bessel_functions_are_libms(dtype):
+    # libm's, element by element: within a few ULP of max(|result|, 1) (near the
+    # functions' zeros only an absolute bound means anything), against mpmath.
+    mpmath = pytest.importorskip("mpmath")
+    x = np.concatenate([[0.5, 1.0, 2.404825557695773, 10.0, 50.0],
+                        rng(16).uniform(0.05, 60.0, 59)]).astype(dtype)
+    z = empty(6 * 64, dtype)
+    bessel_kernel[(1,)](to_torch(x), z, BLOCK=64)
+    got = to_numpy(z).reshape(6, 64).astype(np.float64)
+    functions = [lambda v: mpmath.besselj(0, v), lambda v: mpmath.besselj(1, v),
+                 lambda v: mpmath.bessely(0, v), lambda v: mpmath.bessely(1, v),
+                 lambda v: mpmath.besselj(3, v), lambda v: mpmath.bessely(2, v)]
+    eps = np.finfo(dtype).eps
+    for row, f in zip(got, functions):
+        want = np.array([float(f(mpmath.mpf(float(v)))) for v in x])
+        scale = np.maximum(np.abs(want), 1.0)
+        assert np.all(np.abs(row - want) <= 8 * eps * scale), (row, want)

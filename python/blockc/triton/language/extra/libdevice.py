@@ -283,6 +283,28 @@ for _name in ("asin", "acos", "atan", "sinh", "cosh", "tan", "asinh", "acosh", "
               "log1p", "log10", "exp10", "cbrt", "lgamma", "tgamma"):
     globals()[_name] = _native(_name)
 atan2 = _native("atan2", arity=2)
+# libm's Bessel functions (glibc's accuracy: within a few ULP of max(|result|, 1)).
+for _name in ("j0", "j1", "y0", "y1"):
+    globals()[_name] = _native(_name)
+
+
+def _bessel_n(name):
+    @builtin
+    def fn(n, x, _builder=None):
+        b = _builder
+        (x,) = _floats(b, name, x)
+        n = b.to_tensor(_c(n))
+        if not n.dtype.is_int() or n.dtype.is_int1():
+            raise TypeError(f"libdevice.{name}: the order n must be an integer, got {n.dtype}")
+        # Block IR takes the order as an integral float of x's type.
+        order = b.cast(b.cast(n, int32), x.dtype)
+        return b.op(f"{name} {order.handle}, {x.handle}", x.dtype, _shape(order, x))
+    fn.__name__ = name
+    return fn
+
+
+jn = _bessel_n("jn")
+yn = _bessel_n("yn")
 
 
 
@@ -518,8 +540,7 @@ _TWO_RESULTS = "CUDA gives its second result through a pointer, which a kernel c
 _DIRECTED = "Block IR rounds to nearest even only"
 UNSUPPORTED = {
     **{n: _NEEDS_PRIMITIVE for n in (
-        "erfinv", "erfcinv", "erfcx",
-        "normcdfinv", "j0", "j1", "jn", "y0", "y1", "yn", "cyl_bessel_i0", "cyl_bessel_i1")},
+        "erfinv", "erfcinv", "erfcx", "normcdfinv", "cyl_bessel_i0", "cyl_bessel_i1")},
     **{n: _TWO_RESULTS for n in ("frexp", "modf", "sincos", "sincospi")},
     **{f"{op}_{mode}": _DIRECTED for op in ("div", "rcp", "sqrt", "add", "sub", "mul", "fma")
        for mode in ("rz", "rd", "ru")},
