@@ -5,9 +5,10 @@ launch). Run with PYTHONPATH=build/python:
 
     /usr/bin/python3 bench/python/call_times.py
 
-It prints milliseconds per phase for the vector add and the tutorial
-matmul kernel (fp16, 128x128x64 blocks), and for later calls also the part
-that is the launch itself (blockc._core's Kernel.launch, no Python typing).
+It prints milliseconds per phase for the vector add (4 programs, and one
+program on numpy arrays and on torch tensors) and the tutorial matmul kernel
+(fp16, 128x128x64 blocks), and for later calls also the part that is the
+launch itself (blockc._core's Kernel.launch, no Python typing).
 Each "cold" figure uses a fresh cache folder; "disk cache" a second process
 on the same folder.
 """
@@ -63,17 +64,32 @@ def launches():
     c = np.empty_like(a)
     # Each launch, and the arguments its compiled kernel takes directly: the
     # grid, then the runtime parameters (strides of 1 are constexprs).
-    return {
+    small = np.ones(64, np.float32)
+    small_out = np.empty_like(small)
+    launches = {
         "vector add": (lambda: add_kernel[(4,)](x, x, out, 4096, BLOCK_SIZE=1024),
                        ((4, 1, 1), [x.ctypes.data, x.ctypes.data, out.ctypes.data, 4096])),
         "matmul": (lambda: matmul_kernel[(2, 2)](a, a, c, 256, 256, 256, 256, 1, 256, 1, 256, 1,
                                                 BLOCK_M=128, BLOCK_N=128, BLOCK_K=64),
                    ((2, 2, 1), [a.ctypes.data, a.ctypes.data, c.ctypes.data, 256, 256, 256,
                                 256, 256, 256])),
+        # One program: the Python side of a launch, next to nothing else.
+        "vector add, 1 program": (
+            lambda: add_kernel[(1,)](small, small, small_out, 64, BLOCK_SIZE=64),
+            ((1, 1, 1), [small.ctypes.data, small.ctypes.data, small_out.ctypes.data, 64])),
     }
+    try:
+        import torch
+    except ImportError:
+        return launches
+    t, t_out = torch.ones(64), torch.empty(64)
+    launches["vector add, 1 program, torch tensors"] = (
+        lambda: add_kernel[(1,)](t, t, t_out, 64, BLOCK_SIZE=64),
+        ((1, 1, 1), [t.data_ptr(), t.data_ptr(), t_out.data_ptr(), 64]))
+    return launches
 
 
-def per_call_us(fn, repeats=2000):
+def per_call_us(fn, repeats=20000):
     t0 = time.perf_counter()
     for _ in range(repeats):
         fn()
