@@ -857,3 +857,38 @@ def test_spinning_on_a_volatile_load_sees_the_other_programs_store(tmp_path, pro
     result = subprocess.run(python_command() + [str(script), str(programs)], capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr
+
+
+# --- assignment: a Python number bound to a name is a run-time scalar (Triton's
+# visit_Assign), so it has tensor methods and int32 arithmetic, and is no shape.
+# Both checked on compiled Triton 3.6 on a GPU.
+
+
+@triton.jit
+def assigned_number_kernel(z_ptr, BLOCK: tl.constexpr):
+    a = -7
+    b = a // 2  # int32 division truncates: -3, where Python's // gives -4
+    n = BLOCK
+    tl.store(z_ptr, b.to(tl.float32))
+    tl.store(z_ptr + 1, n.to(tl.float32) / 2)
+    c: tl.constexpr = BLOCK * 2  # annotated: stays a constexpr, a shape
+    tl.store(z_ptr + 2 + tl.arange(0, c), tl.zeros((c,), tl.float32) + 1)
+
+
+def test_assigned_numbers_are_run_time_scalars():
+    z = empty(2 + 32, "float32")
+    assigned_number_kernel[(1,)](z, BLOCK=16)
+    assert_equal(z, np.array([-3.0, 8.0] + [1.0] * 32, np.float32))
+
+
+@triton.jit
+def assigned_shape_kernel(z_ptr, BLOCK: tl.constexpr):
+    b2 = BLOCK * 2
+    tl.store(z_ptr + tl.arange(0, b2), 1.0)  # err:assigned_shape
+
+
+@blockc_only  # the interpreter runs it as Python; compiled Triton rejects it too
+def test_an_assigned_number_is_no_shape():
+    from conftest import compile_error_at
+    with compile_error_at(__file__, "err:assigned_shape", match="without a `: tl.constexpr`"):
+        assigned_shape_kernel[(1,)](empty(32, "float32"), BLOCK=16)

@@ -508,7 +508,11 @@ class Builder(BlockOps):
 
     def arange(self, start, end):
         if not isinstance(start, int) or not isinstance(end, int):
-            raise TypeError("tl.arange needs compile-time integer bounds (constexprs)")
+            hint = ""
+            if isinstance(start, tensor) or isinstance(end, tensor):
+                hint = ("; a number assigned to a name without a `: tl.constexpr` annotation "
+                        "is a run-time scalar, as in Triton")
+            raise TypeError("tl.arange needs compile-time integer bounds (constexprs)" + hint)
         if not 0 <= start < end <= 2**31 - 1:
             raise ValueError(f"tl.arange({start}, {end}): needs 0 <= start < end")
         return self.op(f"arange {start}, {end}", int32, (end - start,), hint="r")
