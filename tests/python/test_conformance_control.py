@@ -875,8 +875,6 @@ def assigned_number_kernel(z_ptr, BLOCK: tl.constexpr):
     tl.store(z_ptr + 2 + tl.arange(0, c), tl.zeros((c,), tl.float32) + 1)
 
 
-@interpreter_limitation("runs the assignment as Python: the number stays an int (no .to, and "
-                        "// floors)")
 def test_assigned_numbers_are_run_time_scalars():
     z = empty(2 + 32, "float32")
     assigned_number_kernel[(1,)](z, BLOCK=16)
