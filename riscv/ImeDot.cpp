@@ -79,7 +79,7 @@ private:
         if (j < rowsInGroup) {
           llvm::Value *k = b_.CreateAdd(b_.CreateMul(group, b_.getInt64(kAtomK)), b_.getInt64(j));
           llvm::Value *from =
-              b_.CreateGEP(i8_, dot_.b, b_.CreateAdd(b_.CreateMul(k, b_.getInt64(dot_.n)), col0));
+              b_.CreateGEP(i8_, dot_.b, b_.CreateAdd(b_.CreateMul(k, dot_.rowStrideOfB()), col0));
           row = loadBytes(rowType, from, colMask);
         }
         // Byte j of each column's 8: a store 8 bytes apart (vsse8).
@@ -107,7 +107,7 @@ private:
         if (r < rows) {
           llvm::Value *from = b_.CreateGEP(
               i8_, dot_.a,
-              b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)),
+              b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), dot_.rowStrideOfA()),
                            b_.CreateMul(group, b_.getInt64(kAtomK))));
           chunk = loadBytes(chunkType, from, mask);
         }

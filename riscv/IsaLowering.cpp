@@ -35,9 +35,16 @@ public:
       dots_.push_back(std::make_unique<ImeDot>(false));
     else if (target.has(Feature::Zvl256b))
       dots_.push_back(std::make_unique<ImeDot>(true));
-    dots_.push_back(std::make_unique<ScalableDot>(
-        "rvv-fma", ScalableRegisterFile{kBitsPerVscale, minVlen() / kBitsPerVscale, 32,
-                                        kMaxDotRegisterGroup, TailPredication::VectorLength}));
+    // A from a dense copy: the RVV cores blockc targets (the K1's X60) issue
+    // in order (ScalableRegisterFile::readsAInPlace).
+    dots_.push_back(
+        std::make_unique<ScalableDot>("rvv-fma", ScalableRegisterFile{kBitsPerVscale,
+                                                                      minVlen() / kBitsPerVscale,
+                                                                      32,
+                                                                      kMaxDotRegisterGroup,
+                                                                      TailPredication::VectorLength,
+                                                                      {},
+                                                                      false}));
   }
 
   StripShape stripShape(const StripDemand &demand) const override {

@@ -262,6 +262,20 @@ private:
                                                   llvm::SmallVector<llvm::Value *, 4> y);
   // --- Dots, through the dot cascade (CodeGenDot.cpp) ---
   void emitDot(const Operation &op, llvm::Value *buffer);
+  /// A dot operand that can be read where it is in memory: a load whose
+  /// pointers are first + row * rowStride + column.
+  struct InPlaceOperand {
+    llvm::Value *first = nullptr;
+    llvm::Value *rowStride = nullptr; ///< i64, in elements
+    /// i1: every lane of the load's mask is on and its columns are contiguous.
+    llvm::Value *usable = nullptr;
+  };
+  /// `v` as an InPlaceOperand when it is a virtual, non-volatile 2D load
+  /// whose pointers' strides are known (the column one 1, or a scalar).
+  std::optional<InPlaceOperand> inPlaceOperand(const Value *v);
+  /// i1: whether every lane of the i1 block (or scalar) `mask` is on; a
+  /// conjunction of broadcast parts is tested part by part on its own shape.
+  llvm::Value *everyLaneOn(const Value *mask);
 
   std::optional<ScratchSpace> scratch_;
   /// Only with CompileOptions::checkBounds.

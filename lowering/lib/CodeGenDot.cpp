@@ -55,28 +55,137 @@ private:
   llvm::Value *stripMask_ = nullptr;
 };
 
+std::optional<KernelCodeGen::InPlaceOperand> KernelCodeGen::inPlaceOperand(const Value *v) {
+  if (buffers_.count(v) || !v->definingOp() || v->type().rank() != 2)
+    return std::nullopt;
+  const Operation &load = *v->definingOp();
+  if (load.kind() != OpKind::Load || load.isVolatile)
+    return std::nullopt;
+  const Value *pointers = load.operands[0];
+  std::optional<Stride> rows = strideAlong(pointers, 0), columns = strideAlong(pointers, 1);
+  if (!rows || !columns || columns->isConstant(0))
+    return std::nullopt;
+  if (columns->scale && columns->scale == knownUnitScale_)
+    columns = Stride{columns->factor, nullptr};
+  if (!columns->scale && !columns->isConstant(1))
+    return std::nullopt;
+  InPlaceOperand operand;
+  operand.first = evalOperand(load, 0, {i64(0), i64(0)}, false);
+  operand.rowStride = runtimeStride(*rows);
+  operand.usable = columns->scale ? b_.CreateICmpEQ(runtimeStride(*columns), i64(1)) : b_.getTrue();
+  if (load.hasMask)
+    operand.usable = b_.CreateAnd(operand.usable, everyLaneOn(load.operands[1]));
+  return operand;
+}
+
+llvm::Value *KernelCodeGen::everyLaneOn(const Value *mask) {
+  if (mask->type().isScalar())
+    return eval(mask, {}, false);
+  if (const Operation *op = mask->definingOp(); op && !buffers_.count(mask)) {
+    switch (op->kind()) {
+    case OpKind::And:
+      // Operands broadcast to the mask's shape: each is whole on its own shape.
+      return b_.CreateAnd(everyLaneOn(op->operands[0]), everyLaneOn(op->operands[1]));
+    case OpKind::Broadcast:
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::Splat:
+      return everyLaneOn(op->operands[0]);
+    default:
+      break;
+    }
+  }
+  llvm::Value *slot = entryBuilder().CreateAlloca(b_.getInt1Ty(), nullptr, "every_lane_on");
+  b_.CreateStore(b_.getTrue(), slot);
+  forEachStrip(mask->type().shape(), [&](const Coords &coords, bool vector) {
+    llvm::Value *on = eval(mask, coords, vector);
+    if (vector) {
+      if (llvm::Value *active = activeLanes())
+        on = b_.CreateOr(on, b_.CreateNot(active));
+      on = b_.CreateAndReduce(on);
+    }
+    b_.CreateStore(b_.CreateAnd(b_.CreateLoad(b_.getInt1Ty(), slot), on), slot);
+  });
+  return b_.CreateLoad(b_.getInt1Ty(), slot);
+}
+
 void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   const Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2];
   int64_t m = a->type().shape()[0], k = a->type().shape()[1], n = bv->type().shape()[1];
-  llvm::Value *aBuffer = bufferOf(a), *bBuffer = bufferOf(bv);
   writeInto(acc, buffer);
   KernelStripLoops strips(*this);
-  DotOperands operands{
-      b_,
-      aBuffer,
-      bBuffer,
-      buffer,
-      a->type().kind(),
-      bv->type().kind(),
-      op.result()->type().kind(),
-      m,
-      n,
-      k,
-      [&](llvm::Type *type, const std::string &name) { return scratch_->allocate(type, name); },
-      &strips};
+  // The two versions of a dot below run one or the other: the second reuses
+  // the scratch the first allocated, request by request.
+  std::vector<std::pair<llvm::Type *, llvm::Value *>> scratch;
+  size_t nextScratch = 0;
+  auto allocate = [&](llvm::Type *type, const std::string &name) {
+    if (nextScratch < scratch.size() && scratch[nextScratch].first == type)
+      return scratch[nextScratch++].second;
+    llvm::Value *slot = scratch_->allocate(type, name);
+    scratch.emplace_back(type, slot);
+    nextScratch = scratch.size();
+    return slot;
+  };
+  DotOperands operands{b_,
+                       nullptr,
+                       nullptr,
+                       buffer,
+                       a->type().kind(),
+                       bv->type().kind(),
+                       op.result()->type().kind(),
+                       m,
+                       n,
+                       k,
+                       allocate,
+                       &strips};
   const DotStrategy &strategy = *selectDotStrategy(&operands, isa_, options_.dotStrategy);
   coreRequirements_ |= strategy.coreRequirements();
+
+  // A K step whose tiles are whole (every lane of their masks on) and whose
+  // rows are contiguous reads A and B where they are; edge tiles, and
+  // accesses checked lane by lane, take copies.
+  std::optional<InPlaceOperand> inPlaceA, inPlaceB;
+  DotStrategy::InPlaceReads reads = strategy.inPlaceReads();
+  if (reads.a && !bounds_)
+    inPlaceA = inPlaceOperand(a);
+  if (reads.b && !bounds_)
+    inPlaceB = inPlaceOperand(bv);
+  if (!inPlaceA && !inPlaceB) {
+    operands.a = bufferOf(a);
+    operands.b = bufferOf(bv);
+    strategy.emit(operands);
+    return;
+  }
+  llvm::Value *aBuffer = inPlaceA ? nullptr : bufferOf(a);
+  llvm::Value *bBuffer = inPlaceB ? nullptr : bufferOf(bv);
+  llvm::Value *usable = b_.getTrue();
+  for (const auto &operand : {inPlaceA, inPlaceB})
+    if (operand)
+      usable = b_.CreateAnd(usable, operand->usable);
+  auto *inPlace = llvm::BasicBlock::Create(ctx_, "dot.in_place", fn_);
+  auto *copied = llvm::BasicBlock::Create(ctx_, "dot.copied", fn_);
+  auto *done = llvm::BasicBlock::Create(ctx_, "dot.done", fn_);
+  b_.CreateCondBr(usable, inPlace, copied);
+
+  b_.SetInsertPoint(inPlace);
+  operands.a = inPlaceA ? inPlaceA->first : aBuffer;
+  operands.aRowStride = inPlaceA ? inPlaceA->rowStride : nullptr;
+  operands.b = inPlaceB ? inPlaceB->first : bBuffer;
+  operands.bRowStride = inPlaceB ? inPlaceB->rowStride : nullptr;
   strategy.emit(operands);
+  b_.CreateBr(done);
+
+  memo_.clear();
+  nextScratch = 0;
+  b_.SetInsertPoint(copied);
+  operands.a = aBuffer ? aBuffer : bufferOf(a);
+  operands.b = bBuffer ? bBuffer : bufferOf(bv);
+  operands.aRowStride = operands.bRowStride = nullptr;
+  strategy.emit(operands);
+  b_.CreateBr(done);
+
+  memo_.clear();
+  b_.SetInsertPoint(done);
 }
 
 } // namespace blockc

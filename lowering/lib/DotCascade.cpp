@@ -12,6 +12,8 @@ public:
   std::string_view name() const override { return "generic"; }
   bool accepts(const DotOperands &) const override { return true; }
   void emit(const DotOperands &dot) const override;
+  // It reads its operands through the kernel's strips, as buffers.
+  InPlaceReads inPlaceReads() const override { return {false, false}; }
 };
 
 void GenericDot::emit(const DotOperands &dot) const {

@@ -127,7 +127,8 @@ public:
         cType_(dotMemoryType(b_.getContext(), dot.cKind)),
         vectorType_(llvm::FixedVectorType::get(cType_, unsigned(lanes))),
         inputVectorType_(llvm::FixedVectorType::get(aType_, unsigned(lanes))),
-        isFloat_(isFloatKind(dot.cKind)) {}
+        isFloat_(isFloatKind(dot.cKind)), aRowStride_(dot.rowStrideOfA()),
+        bRowStride_(dot.rowStrideOfB()) {}
 
   /// Where a micro-kernel reads B: the dot's own buffer, or a panel packed by
   /// packPanel (already widened, zero past the last column, rows `width`
@@ -148,7 +149,7 @@ public:
     int64_t width = vectors * lanes_;
     emitConstantLoop(b_, 0, dot_.k, 1, [&](llvm::Value *kk) {
       for (int64_t v = 0; v < vectors; ++v) {
-        llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(dot_.n)),
+        llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, bRowStride_),
                                        b_.CreateAdd(col0, b_.getInt64(v * lanes_)));
         llvm::Value *raw = load(inputVectorType_, b_.CreateGEP(aType_, dot_.b, at),
                                 v == vectors - 1 ? lastMask : nullptr);
@@ -172,9 +173,15 @@ public:
       for (int64_t v = 0; v < vectors; ++v)
         acc[size_t(r * vectors + v)] = load(vectorType_, cAddress(row0, r, col0, v), maskOf(v));
 
+    // Each row of A from its own pointer, set before the K loop (an address
+    // computed from the row stride in the loop becomes a chain of adds).
+    std::vector<llvm::Value *> aRows;
+    for (int64_t r = 0; r < rows; ++r)
+      aRows.push_back(b_.CreateGEP(aType_, dot_.a,
+                                   b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), aRowStride_)));
     acc = emitCarryingLoop(b_, 0, dot_.k, 1, acc,
                            [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
-                             return step(kk, c, row0, col0, rows, vectors, maskOf, panel);
+                             return step(kk, c, aRows, col0, vectors, maskOf, panel);
                            });
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < vectors; ++v)
@@ -185,7 +192,7 @@ private:
   /// One k of the micro-kernel: the accumulators `c` plus A's column k times
   /// B's row k.
   std::vector<llvm::Value *> step(llvm::Value *kk, const std::vector<llvm::Value *> &c,
-                                  llvm::Value *row0, llvm::Value *col0, int64_t rows,
+                                  const std::vector<llvm::Value *> &aRows, llvm::Value *col0,
                                   int64_t vectors,
                                   const std::function<llvm::Value *(int64_t)> &maskOf,
                                   PanelSource panel) const {
@@ -198,18 +205,16 @@ private:
         bRow.push_back(load(vectorType_, b_.CreateGEP(cType_, panel.base, at), nullptr));
         continue;
       }
-      llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(dot_.n)),
-                                     b_.CreateAdd(col0, b_.getInt64(v * lanes_)));
+      llvm::Value *at =
+          b_.CreateAdd(b_.CreateMul(kk, bRowStride_), b_.CreateAdd(col0, b_.getInt64(v * lanes_)));
       llvm::Value *raw = load(inputVectorType_, b_.CreateGEP(aType_, dot_.b, at), maskOf(v));
       bRow.push_back(widenForDot(b_, raw, dot_.bKind, dot_.cKind));
     }
-    for (int64_t r = 0; r < rows; ++r) {
-      llvm::Value *at =
-          b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)), kk);
-      llvm::Value *x = b_.CreateLoad(aType_, b_.CreateGEP(aType_, dot_.a, at));
+    for (size_t r = 0; r < aRows.size(); ++r) {
+      llvm::Value *x = b_.CreateLoad(aType_, b_.CreateGEP(aType_, aRows[r], kk));
       x = b_.CreateVectorSplat(unsigned(lanes_), widenForDot(b_, x, dot_.aKind, dot_.cKind));
       for (int64_t v = 0; v < vectors; ++v) {
-        size_t i = size_t(r * vectors + v);
+        size_t i = r * size_t(vectors) + size_t(v);
         acc[i] = isFloat_
                      ? b_.CreateIntrinsic(llvm::Intrinsic::fma, {vectorType_}, {x, bRow[v], c[i]})
                      : b_.CreateAdd(c[i], b_.CreateMul(x, bRow[v]));
@@ -249,6 +254,7 @@ private:
   llvm::Type *aType_, *cType_;
   llvm::FixedVectorType *vectorType_, *inputVectorType_;
   bool isFloat_;
+  llvm::Value *aRowStride_, *bRowStride_;
 };
 
 } // namespace

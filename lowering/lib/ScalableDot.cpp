@@ -136,35 +136,39 @@ private:
     std::vector<llvm::Value *> acc;
     for (size_t i = 0; i < cAt.size(); ++i)
       acc.push_back(load(vectorType_, cAt[i], edge, int64_t(i) % tile_.vectors));
+    // Each row of A from its own pointer, set before the K loop: computed in
+    // the loop from a row stride, the rows' addresses become a chain of
+    // dependent adds that an in-order core (the K1's) waits on every k.
+    aRows_.clear();
+    for (int64_t r = 0; r < rows; ++r)
+      aRows_.push_back(b_.CreateGEP(
+          aType_, dot_.a, b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), dot_.rowStrideOfA())));
     int64_t groupedK = 0;
     if (laneDot_) {
       groupedK = dot_.k / laneDot_->group * laneDot_->group;
       acc = emitCarryingLoop(b_, 0, groupedK / laneDot_->group, 1, acc,
                              [&](llvm::Value *g, const std::vector<llvm::Value *> &c) {
-                               return accumulateGroup(c, g, row0, col0, vectorLanes, rows, edge);
+                               return accumulateGroup(c, g, col0, vectorLanes, rows, edge);
                              });
     }
     acc = emitCarryingLoop(
         b_, groupedK, dot_.k, 1, acc, [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
-          return accumulate(c, loadOperands(kk, row0, col0, vectorLanes, rows, edge), edge);
+          return accumulate(c, loadOperands(kk, col0, vectorLanes, rows, edge), edge);
         });
     for (size_t i = 0; i < cAt.size(); ++i)
       store(acc[i], cAt[i], edge, int64_t(i) % tile_.vectors);
   }
 
-  KOperands loadOperands(llvm::Value *kk, llvm::Value *row0, llvm::Value *col0,
-                         llvm::Value *vectorLanes, int64_t rows, const PanelEdge &edge) {
+  KOperands loadOperands(llvm::Value *kk, llvm::Value *col0, llvm::Value *vectorLanes, int64_t rows,
+                         const PanelEdge &edge) {
     KOperands k;
     for (int64_t v = 0; v < tile_.vectors; ++v) {
-      llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(dot_.n)),
+      llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, dot_.rowStrideOfB()),
                                      b_.CreateAdd(col0, b_.CreateMul(vectorLanes, b_.getInt64(v))));
       k.bRow.push_back(load(inputVectorType_, b_.CreateGEP(aType_, dot_.b, at), edge, v));
     }
-    for (int64_t r = 0; r < rows; ++r) {
-      llvm::Value *at =
-          b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)), kk);
-      k.aColumn.push_back(b_.CreateLoad(aType_, b_.CreateGEP(aType_, dot_.a, at)));
-    }
+    for (int64_t r = 0; r < rows; ++r)
+      k.aColumn.push_back(b_.CreateLoad(aType_, b_.CreateGEP(aType_, aRows_[size_t(r)], kk)));
     return k;
   }
 
@@ -185,7 +189,7 @@ private:
       for (int64_t i = 0; i < group; ++i) {
         llvm::Value *k = b_.CreateAdd(b_.CreateMul(g, b_.getInt64(group)), b_.getInt64(i));
         llvm::Value *from =
-            b_.CreateGEP(aType_, dot_.b, b_.CreateAdd(b_.CreateMul(k, b_.getInt64(dot_.n)), col0));
+            b_.CreateGEP(aType_, dot_.b, b_.CreateAdd(b_.CreateMul(k, dot_.rowStrideOfB()), col0));
         if (mask)
           rows.push_back(b_.CreateMaskedLoad(rowType, from, alignOf(rowType), mask,
                                              llvm::Constant::getNullValue(rowType)));
@@ -227,9 +231,8 @@ private:
   /// One group of k through the lane dot product: B's packed groups, and
   /// A's group of each row broadcast as one 32-bit word.
   std::vector<llvm::Value *> accumulateGroup(const std::vector<llvm::Value *> &c, llvm::Value *g,
-                                             llvm::Value *row0, llvm::Value *col0,
-                                             llvm::Value *vectorLanes, int64_t rows,
-                                             const PanelEdge &edge) {
+                                             llvm::Value *col0, llvm::Value *vectorLanes,
+                                             int64_t rows, const PanelEdge &edge) {
     int64_t group = laneDot_->group;
     llvm::Type *element = dot_.aKind == ScalarKind::BF16 ? b_.getBFloatTy() : aType_;
     auto *words = llvm::ScalableVectorType::get(b_.getInt32Ty(), lanesPerVscale_);
@@ -245,10 +248,9 @@ private:
     std::vector<llvm::Value *> acc(c.size());
     for (int64_t r = 0; r < rows; ++r) {
       llvm::Value *at =
-          b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, b_.getInt64(r)), b_.getInt64(dot_.k)),
-                       b_.CreateMul(g, b_.getInt64(group)));
-      llvm::Value *word = b_.CreateAlignedLoad(b_.getInt32Ty(), b_.CreateGEP(aType_, dot_.a, at),
-                                               llvm::Align(aType_->getScalarSizeInBits() / 8));
+          b_.CreateGEP(aType_, aRows_[size_t(r)], b_.CreateMul(g, b_.getInt64(group)));
+      llvm::Value *word =
+          b_.CreateAlignedLoad(b_.getInt32Ty(), at, llvm::Align(aType_->getScalarSizeInBits() / 8));
       llvm::Value *x =
           b_.CreateBitCast(b_.CreateVectorSplat(words->getElementCount(), word), narrow);
       for (int64_t v = 0; v < tile_.vectors; ++v) {
@@ -390,6 +392,8 @@ private:
   unsigned lanesPerVscale_;
   const LaneDotProduct *laneDot_ = nullptr;
   llvm::Value *packedB_ = nullptr;
+  /// The first element of each row of A of the tile being emitted.
+  std::vector<llvm::Value *> aRows_;
   int64_t paddedColumns_ = 0;
   llvm::Type *aType_, *cType_;
   llvm::ScalableVectorType *vectorType_, *inputVectorType_;

@@ -133,17 +133,19 @@ private:
     }
   }
 
-  /// A's tiles read straight from its buffer when it is whole tiles, else
-  /// from a zero-padded copy.
+  /// A's tiles read straight from where A is (its buffer, or the matrix
+  /// itself) when it is whole tiles, else from a zero-padded copy.
   llvm::Value *operandA() {
-    lda_ = kp_;
-    if (dot_.m == mp_ && dot_.k == kp_)
+    if (dot_.m == mp_ && dot_.k == kp_) {
+      aRowBytes_ = b_.CreateMul(dot_.rowStrideOfA(), b_.getInt64(elementBytes_));
       return dot_.a;
+    }
+    aRowBytes_ = b_.getInt64(kp_ * elementBytes_);
     auto *array = llvm::ArrayType::get(inType_, uint64_t(mp_ * kp_));
     llvm::Value *packed = dot_.allocateScratch(array, "amx.a");
     b_.CreateMemSet(packed, b_.getInt8(0), uint64_t(mp_ * kp_ * elementBytes_), llvm::Align(64));
     emitConstantLoop(b_, 0, dot_.m, 1, [&](llvm::Value *row) {
-      copyRow(inType_, element(inType_, dot_.a, b_.CreateMul(row, b_.getInt64(dot_.k))),
+      copyRow(inType_, element(inType_, dot_.a, b_.CreateMul(row, dot_.rowStrideOfA())),
               element(inType_, packed, b_.CreateMul(row, b_.getInt64(kp_))), dot_.k, tileK_, false);
     });
     return packed;
@@ -176,7 +178,7 @@ private:
             continue;
           }
           llvm::Value *k = b_.CreateAdd(b_.CreateMul(q, b_.getInt64(pack_)), b_.getInt64(p));
-          llvm::Value *at = b_.CreateAdd(b_.CreateMul(k, b_.getInt64(dot_.n)), b_.getInt64(j0));
+          llvm::Value *at = b_.CreateAdd(b_.CreateMul(k, dot_.rowStrideOfB()), b_.getInt64(j0));
           llvm::Value *src = element(inType_, dot_.b, at);
           rowsOfGroup.push_back(loadChunk(chunk, src, mask));
         }
@@ -223,9 +225,11 @@ private:
     return b_.CreateGEP(b_.getInt8Ty(), base, bytes);
   }
 
+  void tileLoad(unsigned tile, llvm::Value *ptr, llvm::Value *strideBytes) {
+    intrinsic(llvm::Intrinsic::x86_tileloadd64, {b_.getInt8(uint8_t(tile)), ptr, strideBytes});
+  }
   void tileLoad(unsigned tile, llvm::Value *ptr, int64_t strideBytes) {
-    intrinsic(llvm::Intrinsic::x86_tileloadd64,
-              {b_.getInt8(uint8_t(tile)), ptr, b_.getInt64(strideBytes)});
+    tileLoad(tile, ptr, b_.getInt64(strideBytes));
   }
 
   /// A block of rows x cols C tiles at tile coordinates (ti, tj).
@@ -244,9 +248,9 @@ private:
     emitConstantLoop(b_, 0, kp_ / tileK_, 1, [&](llvm::Value *kt) {
       for (int64_t r = 0; r < rows; ++r) {
         llvm::Value *row = b_.CreateMul(b_.CreateAdd(ti, b_.getInt64(r)), b_.getInt64(kTileRows));
-        llvm::Value *at = b_.CreateAdd(b_.CreateMul(row, b_.getInt64(lda_ * elementBytes_)),
-                                       b_.CreateMul(kt, b_.getInt64(kRowBytes)));
-        tileLoad(kFirstA + unsigned(r), byteOffset(a, at), lda_ * elementBytes_);
+        llvm::Value *at =
+            b_.CreateAdd(b_.CreateMul(row, aRowBytes_), b_.CreateMul(kt, b_.getInt64(kRowBytes)));
+        tileLoad(kFirstA + unsigned(r), byteOffset(a, at), aRowBytes_);
       }
       for (int64_t s = 0; s < cols; ++s) {
         llvm::Value *packedRow = b_.CreateMul(kt, b_.getInt64(kTileRows));
@@ -284,7 +288,8 @@ private:
   bool bf16_;
   int64_t elementBytes_, pack_, tileK_;
   int64_t mp_, np_, kp_;
-  int64_t lda_ = 0;
+  /// Bytes from one row of A's tiles to the next.
+  llvm::Value *aRowBytes_ = nullptr;
   llvm::Type *inType_, *accType_;
 };
 

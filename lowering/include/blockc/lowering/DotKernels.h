@@ -99,6 +99,11 @@ struct ScalableRegisterFile {
   /// Dot-product instructions the micro-kernel uses for their input types
   /// (under lane masks only).
   std::vector<LaneDotProduct> laneDots = {};
+  /// Whether A may be read in the matrix rather than from a dense copy. A
+  /// tile's rows of A are then one address each per k, which LLVM derives
+  /// from one another: a chain of adds that a core issuing in order waits
+  /// on every k, where a copy's rows are immediate offsets.
+  bool readsAInPlace = true;
 };
 
 /// The register-blocked micro-kernel for vector-length-agnostic ISAs: a
@@ -121,6 +126,7 @@ public:
   std::string_view name() const override { return name_; }
   bool accepts(const DotOperands &dot) const override;
   void emit(const DotOperands &dot) const override;
+  InPlaceReads inPlaceReads() const override { return {file_.readsAInPlace, true}; }
 
 private:
   std::string name_;

@@ -67,8 +67,11 @@ enum class TailPredication {
 
 class StripLoops;
 
-/// A dot C[m, n] = A[m, k] · B[k, n] + C whose operands are row-major
-/// buffers; C holds the accumulator on entry and the result on exit.
+/// A dot C[m, n] = A[m, k] · B[k, n] + C whose operands are row-major; C
+/// holds the accumulator on entry and the result on exit. C is a dense
+/// buffer; A and B are dense buffers too unless their row strides say
+/// otherwise: a dot that reads its operands where they are in memory (a
+/// matrix's rows, whole and unmasked) passes those rows' distance.
 struct DotOperands {
   llvm::IRBuilderBase &builder;
   llvm::Value *a, *b, *c;
@@ -80,6 +83,12 @@ struct DotOperands {
   /// The kernel's own strips (DotCascade.h), for strategies that compute in
   /// them.
   StripLoops *strips = nullptr;
+  /// Elements (i64) from one row of A, and of B, to the next; null for a
+  /// dense buffer (k, and n).
+  llvm::Value *aRowStride = nullptr, *bRowStride = nullptr;
+
+  llvm::Value *rowStrideOfA() const { return aRowStride ? aRowStride : builder.getInt64(k); }
+  llvm::Value *rowStrideOfB() const { return bRowStride ? bRowStride : builder.getInt64(n); }
 };
 
 /// What a kernel needs of the core that runs it beyond its target's ISA: a
@@ -98,6 +107,12 @@ public:
   virtual std::string_view name() const = 0;
   virtual bool accepts(const DotOperands &dot) const = 0;
   virtual void emit(const DotOperands &dot) const = 0;
+  /// The operands code generation may hand emit() where they are in memory
+  /// (DotOperands' row strides), when a K step's tiles are whole.
+  struct InPlaceReads {
+    bool a = true, b = true;
+  };
+  virtual InPlaceReads inPlaceReads() const { return {}; }
   /// The CoreRequirements a kernel using this strategy carries.
   virtual CoreRequirements coreRequirements() const { return 0; }
   /// Whether the strategy is used only when --dot-strategy names it (a
