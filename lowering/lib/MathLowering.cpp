@@ -1,11 +1,11 @@
 //===- MathLowering.cpp - Math ops through SLEEF --------------------------===//
 //
-// f32 exp, exp2 and sigmoid are inline code (InlineMath.cpp) unless
-// --sleef-math asks for SLEEF. exp, exp2, log, log2, sin, cos, tanh, erf and pow call SLEEF's
-// vector function for the target ISA and strip width (Sleef.h chooses the name). sqrt, floor and
-// ceil are single instructions everywhere and stay LLVM intrinsics. f16 and bf16 compute in f32. A
-// strip wider than any SLEEF variant is split; a target SLEEF does not cover falls back to LLVM's
-// intrinsics, which the backend turns into libm calls.
+// f32 exp, exp2, sigmoid, log, tanh and erf are inline code (InlineMath.cpp)
+// unless --sleef-math asks for SLEEF. exp, exp2, log, log2, sin, cos, tanh, erf and pow call
+// SLEEF's vector function for the target ISA and strip width (Sleef.h chooses the name). sqrt,
+// floor and ceil are single instructions everywhere and stay LLVM intrinsics. f16 and bf16 compute
+// in f32. A strip wider than any SLEEF variant is split; a target SLEEF does not cover falls back
+// to LLVM's intrinsics, which the backend turns into libm calls.
 //
 //===----------------------------------------------------------------------===//
 #include "StripEmitter.h"
@@ -259,8 +259,21 @@ llvm::Value *StripEmitter::emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> a
     return b_.CreateSelect(big, large, callSleef(*sleefFunction(kind), args, elem));
   }
   bool inlineExp = elem == ScalarKind::F32 && !options_.sleefMath;
-  if (inlineExp && (kind == OpKind::Exp || kind == OpKind::Exp2))
-    return this->inlineExp(args[0], kind == OpKind::Exp2);
+  if (inlineExp) {
+    switch (kind) {
+    case OpKind::Exp:
+    case OpKind::Exp2:
+      return this->inlineExp(args[0], kind == OpKind::Exp2);
+    case OpKind::Log:
+      return inlineLog(args[0]);
+    case OpKind::Tanh:
+      return inlineTanh(args[0]);
+    case OpKind::Erf:
+      return inlineErf(args[0]);
+    default:
+      break;
+    }
+  }
   if (std::optional<MathFn> fn = sleefFunction(kind))
     return callSleef(*fn, args, elem);
   switch (kind) { // libm's alone: SLEEF has no Bessel functions

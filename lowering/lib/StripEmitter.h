@@ -157,9 +157,13 @@ public:
   /// gives the correctly rounded result of the whole conversion.
   llvm::Value *toF32RoundToOdd(llvm::Value *v, const Type &from);
 
-  // --- Math (MathLowering.cpp; exp and exp2 inline, InlineMath.cpp) ---
+  // --- Math (MathLowering.cpp; exp, exp2, log, tanh and erf inline, InlineMath.cpp) ---
   /// f32 exp (or exp2 with `base2`) of a scalar or strip as inline code.
   llvm::Value *inlineExp(llvm::Value *x, bool base2);
+  /// f32 natural log, tanh and erf of a scalar or strip as inline code.
+  llvm::Value *inlineLog(llvm::Value *x);
+  llvm::Value *inlineTanh(llvm::Value *x);
+  llvm::Value *inlineErf(llvm::Value *x);
   /// The polynomial with `coefficients` (lowest degree first) at `x`, by Horner's rule with FMA.
   llvm::Value *polynomial(llvm::Value *x, llvm::ArrayRef<float> coefficients);
   llvm::Value *emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);

@@ -10,6 +10,7 @@
 #include "blockc/targetinfo/Sleef.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -37,8 +38,9 @@ const MathCase kCases[] = {
     {"log2", [](long double x, long double) { return log2l(x); }, 1e-30f, 1e30f, false, 1.0, 3.5},
     {"sin", [](long double x, long double) { return sinl(x); }, -1000, 1000, false, 1.0, 3.5},
     {"cos", [](long double x, long double) { return cosl(x); }, -1000, 1000, false, 1.0, 3.5},
-    {"tanh", [](long double x, long double) { return tanhl(x); }, -20, 20, false, 1.0, 3.5},
-    {"erf", [](long double x, long double) { return erfl(x); }, -6, 6, false, 1.0, 1.0},
+    // tanh and erf are inline polynomials unless --sleef-math (MathWholeRange).
+    {"tanh", [](long double x, long double) { return tanhl(x); }, -20, 20, false, 1.1, 3.5},
+    {"erf", [](long double x, long double) { return erfl(x); }, -6, 6, false, 1.1, 1.1},
     {"pow", [](long double x, long double y) { return powl(x, y); }, 0.01f, 30, true, 1.0, 1.0},
     {"sqrt", [](long double x, long double) { return sqrtl(x); }, 0, 1e30f, false, 0.5, 0.5},
     // 1/sqrt(x): two correctly rounded steps, each within 2^-24 relative, so
@@ -149,21 +151,47 @@ INSTANTIATE_TEST_SUITE_P(Ops, MathAccuracy,
                          ::testing::Combine(::testing::ValuesIn(kCases), ::testing::Bool()),
                          caseName);
 
-// f32 exp, exp2 and sigmoid are inline code unless --sleef-math: both paths,
-// over the whole range where the result is neither 0 nor infinity and past
-// it (overflow, subnormal results, underflow to zero), densely, with the
-// special values. The reference is long double libm.
+// f32 exp, exp2, sigmoid, log, tanh and erf are inline code unless
+// --sleef-math: both paths, over the whole range where the result is neither
+// 0 nor infinity and past it (overflow, subnormal results, underflow to zero),
+// densely, with the special values. The reference is long double libm.
 struct WholeRangeCase {
   const char *op;
   long double (*reference)(long double);
   float lo, hi;
   double ulpBound;
+  /// Where the reduction or the formula switches: 4096 consecutive floats
+  /// from each, upwards.
+  float edges[2];
+  /// Inputs spaced evenly in bit pattern, not in value: every binade from lo
+  /// to hi gets as many, subnormals included (lo and hi >= 0).
+  bool byBits = false;
 };
 const WholeRangeCase kWholeRange[] = {
-    {"exp", [](long double x) { return expl(x); }, -106, 90, 1.0},
-    {"exp2", [](long double x) { return exp2l(x); }, -152, 130, 1.0},
+    // exp's reduced argument reaches +-ln2/2 at these.
+    {"exp", [](long double x) { return expl(x); }, -106, 90, 1.0, {0.3465f, -0.3466f}},
+    {"exp2", [](long double x) { return exp2l(x); }, -152, 130, 1.0, {0.3465f, -0.3466f}},
     // 1/(1+exp(-x)): exp's error, the add's and the divide's roundings.
-    {"sigmoid", [](long double x) { return 1.0L / (1.0L + expl(-x)); }, -110, 110, 2.5},
+    {"sigmoid",
+     [](long double x) { return 1.0L / (1.0L + expl(-x)); },
+     -110,
+     110,
+     2.5,
+     {0.3465f, -0.3466f}},
+    // Every binade, subnormals included; m - 1 changes sign at 1 and the
+    // reduction switches binade at sqrt(1/2). Negative inputs are specials.
+    {"log",
+     [](long double x) { return logl(x); },
+     0,
+     std::numeric_limits<float>::max(),
+     1.0,
+     {0x1.6a09p-1f, 0x1.fff8p-1f},
+     true},
+    // The polynomial gives way to 1 - 2 / (exp(2|x|) + 1) at 0.75.
+    {"tanh", [](long double x) { return tanhl(x); }, -12, 12, 1.1, {0.7497f, -0.7503f}},
+    // The polynomial gives way to 1 - exp(log erfc) at 0.921875, and erf
+    // rounds to 1 past 3.92.
+    {"erf", [](long double x) { return erfl(x); }, -5, 5, 1.1, {0.9217f, -3.9383f}},
 };
 
 void PrintTo(const WholeRangeCase &c, std::ostream *os) {
@@ -202,13 +230,30 @@ TEST_P(MathWholeRange, WithinBoundEverywhere) {
                           -149.f,
                           -150.f,
                           1e30f,
-                          -1e30f};
+                          -1e30f,
+                          1.f,
+                          -1.f,
+                          std::numeric_limits<float>::min(),
+                          -std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::max(),
+                          -std::numeric_limits<float>::max()};
   // Evenly spaced across the range, then 4096 consecutive floats at a few
-  // places: where exp's reduced argument reaches +-ln2/2, and near each end.
+  // places: the case's edges, and near each end.
   const int steps = 150000;
-  for (int i = 0; i < steps; ++i)
-    x.push_back(c.lo + (c.hi - c.lo) * float(i) / steps);
-  for (float start : {0.3465f, -0.3466f, c.hi - 3.f, c.lo + 1.f}) {
+  for (int i = 0; i < steps; ++i) {
+    if (c.byBits) {
+      uint32_t lo, hi;
+      std::memcpy(&lo, &c.lo, 4);
+      std::memcpy(&hi, &c.hi, 4);
+      uint32_t bits = lo + uint32_t(uint64_t(hi - lo) * i / steps);
+      float v;
+      std::memcpy(&v, &bits, 4);
+      x.push_back(v);
+    } else {
+      x.push_back(c.lo + (c.hi - c.lo) * float(i) / steps);
+    }
+  }
+  for (float start : {c.edges[0], c.edges[1], c.hi - 3.f, c.lo + 1.f}) {
     float v = start;
     for (int i = 0; i < 4096; ++i, v = std::nextafter(v, inf))
       x.push_back(v);

@@ -40,7 +40,8 @@ std::vector<FlagSpec> compilerFlags() {
       {"-D", "NAME=VALUE", "bind a constexpr (repeatable)", true},
       {"--fast-math", "", "allow SLEEF's 3.5-ULP math variants"},
       {"--sleef-math", "",
-       "call SLEEF's 1-ULP functions for f32 exp, exp2 and sigmoid instead of inline code"},
+       "call SLEEF's 1-ULP functions for f32 exp, exp2, sigmoid, log, tanh and erf instead of "
+       "inline code"},
       {"--print-after", "STAGE",
        "print the IR after STAGE ('all' for every stage; see docs/reference.md)", true},
       {"--check-bounds", "",

@@ -27,8 +27,9 @@ struct CompileOptions {
   ConstexprBindings defines;
   /// Lets math ops use SLEEF's faster 3.5-ULP variants.
   bool fastMath = false;
-  /// f32 exp, exp2 and sigmoid call SLEEF's 1-ULP vector functions instead
-  /// of the inline polynomials (InlineMath.cpp, also within 1 ULP).
+  /// f32 exp, exp2, sigmoid, log, tanh and erf call SLEEF's 1-ULP vector
+  /// functions instead of the inline polynomials (InlineMath.cpp: exp, exp2
+  /// and log within 1 ULP, tanh and erf within 1.1).
   bool sleefMath = false;
   /// Stages after which the IR is printed to stderr (or `all`); stageNames()
   /// lists them.
