@@ -1,14 +1,16 @@
 //===- AotBench.cpp - Ahead-of-time kernels beside plain loops ------------===//
 //
 // The deployment path: kernels compiled by `blockc compile --emit=obj` for
-// x86-64-v4, called through the generated header's typed launch functions,
-// linked with libblockc_runtime and no LLVM. Baselines are KernelBench's -O3
-// loops built for the same ISA, and the same kernels hand-written with xsimd
+// one x86 level (aot_bench: x86-64-v4, aot_bench_v3: x86-64-v3), called
+// through the generated header's typed launch functions, linked with
+// libblockc_runtime and no LLVM. Baselines are KernelBench's -O3 loops built
+// for the same level, and the same kernels hand-written with xsimd
 // (`baseline_xsimd`). Thread counts go up to the machine's core
 // count, for scaling runs on bigger machines.
 //
 // Memory-bound examples: vector_add and gelu on 2^24 f32; softmax (a row in
-// BLOCK=1024 chunks) and fused_softmax (a whole row in one BLOCK=4096 block,
+// BLOCK=1024 chunks) and fused_softmax (a whole row in one block: BLOCK=1024 for
+// n = 1024, else one BLOCK=4096 block,
 // masked) on n x n for n in {1024, 4096}, both against the same loop so the two
 // forms can be compared; layer_norm (BLOCK=1024 chunks) and rms_norm (one
 // BLOCK=4096 block) on 4096 x 4096. The BLOCK values must match
@@ -19,6 +21,7 @@
 #include "BenchSupport.h"
 #include "XsimdBaselines.h"
 #include "fused_softmax.h"
+#include "fused_softmax_1024.h"
 #include "gelu.h"
 #include "layer_norm.h"
 #include "rms_norm.h"
@@ -69,9 +72,11 @@ void fusedSoftmaxBlockc(benchmark::State &state) {
   int64_t n = state.range(0);
   Buffer in = makeBuffer(n * n, 4), out = makeBuffer(n * n, 5);
   blockc_launch_options options = threadsOption(int(state.range(1)));
+  // BLOCK = n where an object has it (1024), else the 4096 block, masked.
+  auto launch = n == 1024 ? fused_softmax_1024_launch : fused_softmax_launch;
   for (auto _ : state)
-    if (fused_softmax_launch(out.get(), in.get(), int32_t(n), int32_t(n), int32_t(n), {n, 1, 1},
-                             &options) != BLOCKC_SUCCESS) {
+    if (launch(out.get(), in.get(), int32_t(n), int32_t(n), int32_t(n), {n, 1, 1}, &options) !=
+        BLOCKC_SUCCESS) {
       state.SkipWithError(blockc_last_error());
       return;
     }

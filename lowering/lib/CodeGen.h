@@ -119,10 +119,11 @@ private:
   llvm::Value *allocaBuffer(const Type &type, const std::string &name);
   /// Computes a materialized value into a fresh buffer.
   void materialize(const Operation &op, const Value *v);
-  /// Writes `v`'s elements into `buffer` (same shape, row-major).
-  void writeInto(const Value *v, llvm::Value *buffer);
+  /// Writes `v`'s elements into `buffer` (same shape, row-major); with
+  /// `versionMasks`, in a loop versioned on its loads' index masks.
+  void writeInto(const Value *v, llvm::Value *buffer, bool versionMasks = true);
   /// A buffer holding `v`, materializing a virtual value on the spot.
-  llvm::Value *bufferOf(const Value *v);
+  llvm::Value *bufferOf(const Value *v, bool versionMasks = true);
   /// Whether evaluating virtual `v` reads `x` (through other virtual values).
   bool readsValue(const Value *v, const Value *x);
 
@@ -273,9 +274,35 @@ private:
   /// `v` as an InPlaceOperand when it is a virtual, non-volatile 2D load
   /// whose pointers' strides are known (the column one 1, or a scalar).
   std::optional<InPlaceOperand> inPlaceOperand(const Value *v);
-  /// i1: whether every lane of the i1 block (or scalar) `mask` is on; a
-  /// conjunction of broadcast parts is tested part by part on its own shape.
+
+  // --- Masks whose every lane is on (CodeGenMasks.cpp) ---
+  /// i1: whether every lane of the i1 block (or scalar) `mask` is on; at once
+  /// where everyLaneOnAtOnce can tell, else strip by strip (a conjunction of
+  /// broadcast parts part by part, on each part's own shape).
   llvm::Value *everyLaneOn(const Value *mask);
+  /// i1, in a few scalar instructions, for index masks: signed compares of
+  /// affine integer offsets (extremesOf) and conjunctions and broadcasts of
+  /// them; nullopt for any other mask.
+  std::optional<llvm::Value *> everyLaneOnAtOnce(const Value *mask);
+  /// The least and greatest lane (i64) of an i8/i16/i32 block or scalar
+  /// whose strides along every axis are known, and whether they are exact
+  /// (i1: the lanes computed in the type's width did not wrap).
+  struct Extremes {
+    llvm::Value *min, *max, *exact;
+  };
+  std::optional<Extremes> extremesOf(const Value *x);
+  /// The masks of the loads and stores that evaluating `v` (or running `op`)
+  /// strip by strip performs, through virtual values.
+  void collectAccessMasks(const Value *v, std::vector<const Value *> &masks,
+                          std::unordered_set<const Value *> &seen);
+  void collectAccessMasks(const Operation &op, std::vector<const Value *> &masks,
+                          std::unordered_set<const Value *> &seen);
+  /// Emits `body` (a strip loop) twice when some of `masks` can be tested at
+  /// once: where every lane of them is on, with them in fullMasks_, and as it
+  /// is. `scalarResults`, scalars the body defines, are joined after it.
+  void versionOnFullMasks(llvm::ArrayRef<const Value *> masks,
+                          llvm::ArrayRef<const Value *> scalarResults,
+                          const std::function<void()> &body);
 
   std::optional<ScratchSpace> scratch_;
   /// Only with CompileOptions::checkBounds.
@@ -288,6 +315,10 @@ private:
   std::unordered_map<const Value *, llvm::Value *> accumulatorBuffers_;
   llvm::Value *programIds_[3] = {};
   llvm::Value *gridSizes_[3] = {};
+  /// Masks every lane of which is on in the code being emitted (inside the
+  /// full version of versionOnFullMasks): loads and stores under them take
+  /// no mask.
+  std::unordered_set<const Value *> fullMasks_;
   /// A scalar argument known to be 1 in the code being emitted (inside the
   /// rows-contiguous version of a transposable access).
   const Value *knownUnitScale_ = nullptr;

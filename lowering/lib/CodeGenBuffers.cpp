@@ -32,7 +32,7 @@ void KernelCodeGen::materialize(const Operation &op, const Value *v) {
   buffers_[v] = buffer;
 }
 
-void KernelCodeGen::writeInto(const Value *v, llvm::Value *buffer) {
+void KernelCodeGen::writeInto(const Value *v, llvm::Value *buffer, bool versionMasks) {
   auto it = buffers_.find(v);
   if (it != buffers_.end())
     return copyBuffer(buffer, it->second, v->type());
@@ -48,9 +48,17 @@ void KernelCodeGen::writeInto(const Value *v, llvm::Value *buffer) {
     });
     return;
   }
-  forEachStrip(v->type().shape(), [&](const Coords &coords, bool vector) {
-    storeBuffer(buffer, v->type(), coords, evalDef(op, v, coords, vector), vector);
-  });
+  auto strips = [&] {
+    forEachStrip(v->type().shape(), [&](const Coords &coords, bool vector) {
+      storeBuffer(buffer, v->type(), coords, evalDef(op, v, coords, vector), vector);
+    });
+  };
+  if (!versionMasks)
+    return strips();
+  std::vector<const Value *> masks;
+  std::unordered_set<const Value *> seen;
+  collectAccessMasks(op, masks, seen);
+  versionOnFullMasks(masks, {}, strips);
 }
 
 bool KernelCodeGen::readsValue(const Value *v, const Value *x) {
@@ -64,12 +72,12 @@ bool KernelCodeGen::readsValue(const Value *v, const Value *x) {
   return false;
 }
 
-llvm::Value *KernelCodeGen::bufferOf(const Value *v) {
+llvm::Value *KernelCodeGen::bufferOf(const Value *v, bool versionMasks) {
   auto it = buffers_.find(v);
   if (it != buffers_.end())
     return it->second;
   llvm::Value *buffer = allocaBuffer(v->type(), v->name() + ".tmp");
-  writeInto(v, buffer);
+  writeInto(v, buffer, versionMasks);
   return buffer;
 }
 

@@ -78,37 +78,6 @@ std::optional<KernelCodeGen::InPlaceOperand> KernelCodeGen::inPlaceOperand(const
   return operand;
 }
 
-llvm::Value *KernelCodeGen::everyLaneOn(const Value *mask) {
-  if (mask->type().isScalar())
-    return eval(mask, {}, false);
-  if (const Operation *op = mask->definingOp(); op && !buffers_.count(mask)) {
-    switch (op->kind()) {
-    case OpKind::And:
-      // Operands broadcast to the mask's shape: each is whole on its own shape.
-      return b_.CreateAnd(everyLaneOn(op->operands[0]), everyLaneOn(op->operands[1]));
-    case OpKind::Broadcast:
-    case OpKind::ExpandDims:
-    case OpKind::Reshape:
-    case OpKind::Splat:
-      return everyLaneOn(op->operands[0]);
-    default:
-      break;
-    }
-  }
-  llvm::Value *slot = entryBuilder().CreateAlloca(b_.getInt1Ty(), nullptr, "every_lane_on");
-  b_.CreateStore(b_.getTrue(), slot);
-  forEachStrip(mask->type().shape(), [&](const Coords &coords, bool vector) {
-    llvm::Value *on = eval(mask, coords, vector);
-    if (vector) {
-      if (llvm::Value *active = activeLanes())
-        on = b_.CreateOr(on, b_.CreateNot(active));
-      on = b_.CreateAndReduce(on);
-    }
-    b_.CreateStore(b_.CreateAnd(b_.CreateLoad(b_.getInt1Ty(), slot), on), slot);
-  });
-  return b_.CreateLoad(b_.getInt1Ty(), slot);
-}
-
 void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   const Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2];
   int64_t m = a->type().shape()[0], k = a->type().shape()[1], n = bv->type().shape()[1];
@@ -156,8 +125,8 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
     strategy.emit(operands);
     return;
   }
-  llvm::Value *aBuffer = inPlaceA ? nullptr : bufferOf(a);
-  llvm::Value *bBuffer = inPlaceB ? nullptr : bufferOf(bv);
+  llvm::Value *aBuffer = inPlaceA ? nullptr : bufferOf(a, false);
+  llvm::Value *bBuffer = inPlaceB ? nullptr : bufferOf(bv, false);
   llvm::Value *usable = b_.getTrue();
   for (const auto &operand : {inPlaceA, inPlaceB})
     if (operand)
@@ -178,8 +147,8 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   memo_.clear();
   nextScratch = 0;
   b_.SetInsertPoint(copied);
-  operands.a = aBuffer ? aBuffer : bufferOf(a);
-  operands.b = bBuffer ? bBuffer : bufferOf(bv);
+  operands.a = aBuffer ? aBuffer : bufferOf(a, false);
+  operands.b = bBuffer ? bBuffer : bufferOf(bv, false);
   operands.aRowStride = operands.bRowStride = nullptr;
   strategy.emit(operands);
   b_.CreateBr(done);

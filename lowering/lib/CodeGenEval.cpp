@@ -70,7 +70,7 @@ llvm::Value *KernelCodeGen::evalLoad(const Operation &op, const Coords &coords, 
   llvm::Type *memTy = memoryType(resultType);
   llvm::Align align(module_.getDataLayout().getABITypeAlign(memTy));
   llvm::Value *mask = vector ? tailMask_ : nullptr;
-  if (op.hasMask)
+  if (op.hasMask && !fullMasks_.count(op.operands[1]))
     mask = andMasks(mask, evalOperand(op, 1, coords, vector));
   llvm::Type *loadTy = vector ? vectorOf(memTy) : memTy;
   llvm::Value *passthru = llvm::Constant::getNullValue(loadTy);

@@ -97,10 +97,32 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
         states[i].reduction->finishRow(rowCoords, states[i].buffer);
   };
   Shape outer(shape.begin(), shape.end() - 1);
-  if (outer.empty())
-    perRow({});
-  else
-    forEachElement(outer, perRow);
+  std::vector<const Value *> masks, scalarResults;
+  std::unordered_set<const Value *> seen;
+  for (const StripSink &sink : group.sinks) {
+    switch (sink.kind) {
+    case StripSink::Kind::Store:
+      collectAccessMasks(*sink.op, masks, seen);
+      break;
+    case StripSink::Kind::Reduce:
+      collectAccessMasks(sink.op->operands[0], masks, seen);
+      if (sink.op->result()->type().isScalar())
+        scalarResults.push_back(sink.op->result());
+      break;
+    case StripSink::Kind::Materialize:
+      collectAccessMasks(*sink.op, masks, seen);
+      break;
+    case StripSink::Kind::Carried:
+      collectAccessMasks(sink.op->operands[sink.carriedIndex], masks, seen);
+      break;
+    }
+  }
+  versionOnFullMasks(masks, scalarResults, [&] {
+    if (outer.empty())
+      perRow({});
+    else
+      forEachElement(outer, perRow);
+  });
 
   for (size_t i = 0; i < group.sinks.size(); ++i) {
     const StripSink &sink = group.sinks[i];

@@ -181,10 +181,17 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
       });
       reduction.finishRow(rowCoords, buffer);
     };
-    if (outer.empty())
-      perRow({});
-    else
-      forEachElement(outer, perRow);
+    std::vector<const Value *> masks, scalarResults;
+    std::unordered_set<const Value *> seen;
+    collectAccessMasks(src, masks, seen);
+    if (!buffer)
+      scalarResults.push_back(op.result());
+    versionOnFullMasks(masks, scalarResults, [&] {
+      if (outer.empty())
+        perRow({});
+      else
+        forEachElement(outer, perRow);
+    });
     return;
   }
 

@@ -42,7 +42,10 @@ void KernelCodeGen::emitStore(const Operation &op) {
   };
   if (isTransposable(op))
     return emitTransposableStore(op, strips);
-  strips();
+  std::vector<const Value *> masks;
+  std::unordered_set<const Value *> seen;
+  collectAccessMasks(op, masks, seen);
+  versionOnFullMasks(masks, {}, strips);
 }
 
 KernelCodeGen::StoreStrip KernelCodeGen::prepareStoreStrip(const Operation &op,
@@ -51,7 +54,7 @@ KernelCodeGen::StoreStrip KernelCodeGen::prepareStoreStrip(const Operation &op,
   strip.vector = vector;
   strip.value = toMemory(evalOperand(op, 1, coords, vector), op.operands[1]->type());
   strip.mask = vector ? tailMask_ : nullptr;
-  if (op.hasMask)
+  if (op.hasMask && !fullMasks_.count(op.operands[2]))
     strip.mask = andMasks(strip.mask, evalOperand(op, 2, coords, vector));
   strip.first = evalOperand(op, 0, coords, false);
   std::optional<Stride> stride = vector ? operandStride(op, 0) : std::nullopt;

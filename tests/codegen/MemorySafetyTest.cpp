@@ -5,6 +5,7 @@
 #include "ChildProcess.h"
 #include "Reference.h"
 
+#include <limits>
 #include <sstream>
 
 using namespace blockc;
@@ -80,6 +81,37 @@ TEST(MemorySafety, ContiguousTail) {
         }
       }
     }
+}
+
+// Loops versioned on their index masks (every lane on: no mask) must not take
+// the unmasked version for offsets that wrap. idx = base + r wraps past
+// INT32_MAX after lane 3, so `idx > 0` is off from lane 4 on; an analysis that
+// ignored the wrap would see base > 0 and read x past its 4 elements.
+TEST(MemorySafety, WrappingIndexKeepsTheMask) {
+  const char *source = R"(
+kernel @k(%x: ptr<f32>, %out: ptr<f32>, %base: i32) {
+  %r = arange 0, 8
+  %idx = add %base, %r
+  %zero = const 0 : i32
+  %m = cmp gt %idx, %zero
+  %xp = addptr %x, %r
+  %v = load %xp, mask=%m
+  %op = addptr %out, %r
+  store %op, %v, mask=%m
+}
+)";
+  auto module = compileInProcessOrFail(source);
+  ASSERT_TRUE(module);
+  SharedPages in(4 * 4), out(8 * 4);
+  float *x = in.at<float>(Align::End, 4 * 4), *y = out.at<float>(Align::End, 8 * 4);
+  for (int i = 0; i < 4; ++i)
+    x[i] = float(i + 1);
+  for (int i = 0; i < 8; ++i)
+    y[i] = 100.0f;
+  int32_t base = std::numeric_limits<int32_t>::max() - 3;
+  ASSERT_EQ(launchInChild(module->kernels()[0], {1, 1, 1}, {&x, &y, &base}), "");
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(y[i], i < 4 ? float(i + 1) : 100.0f) << "lane " << i;
 }
 
 // Gathers and scatters: out[i * so] = x[i * sx] with the strides given at run
