@@ -21,8 +21,15 @@ preallocated out= tensors, as the C++ baselines do, where the op takes out=
 count one read and one write of each element, as AotBench's bytes_per_second.
 
   python3 bench/torch_baseline.py [--only add,softmax,layer_norm,rms_norm,gelu,matmul]
+                                  [--json FILE]
+
+--json also writes every figure as a Google Benchmark JSON file, each named as
+the C++ benchmark it stands beside with the side `baseline_torch`
+(aot_softmax/baseline_torch/n:1024/threads:1, matmul/baseline_torch/m:1024/...):
+bench/ratio_charts.py then pairs them with blockc's rows from the same machine.
 """
 import argparse
+import json
 import os
 import time
 
@@ -35,6 +42,26 @@ MATMUL_SHAPES = [(n, n, n) for n in (256, 512, 1024, 2048, 4096)] + [
 ]
 BF16_MATMUL_SIZES = (1024, 2048)
 MATMUL_SOFTMAX_SHAPES = [(1024, 256, 256), (4096, 256, 256)]
+
+
+# (name, ms) of every figure printed, for --json.
+RECORDS = []
+
+
+def record(names, ms):
+    """Keeps `ms` under each benchmark name in `names` (FAMILY/baseline_torch/PARAMS)."""
+    for name in names:
+        RECORDS.append((name, ms))
+
+
+def write_json(path):
+    benchmarks = [{"name": name + "/real_time", "run_name": name + "/real_time",
+                   "run_type": "iteration", "iterations": 1, "real_time": ms,
+                   "cpu_time": ms, "time_unit": "ms"} for name, ms in RECORDS]
+    context = {"executable": "bench/torch_baseline.py", "torch": torch.__version__,
+               "num_cpus": os.cpu_count()}
+    with open(path, "w") as f:
+        json.dump({"context": context, "benchmarks": benchmarks}, f, indent=1)
 
 
 def best_ms(fn, repeats, budget_s=None):
@@ -70,6 +97,7 @@ def elementwise(cores):
     for threads in thread_counts(cores):
         torch.set_num_threads(threads)
         t = best_ms(lambda: torch.add(a, b, out=c), 20)
+        record([f"aot_vector_add/baseline_torch/threads:{threads}"], t)
         print(f"torch_add n=2^24 threads={threads} {t:.3f} ms {12 * (1 << 24) / t / 1e6:.1f} GB/s")
 
 
@@ -80,6 +108,8 @@ def softmax(cores):
             x = torch.rand(n, n) * 2 - 1
             y = torch.empty_like(x)
             t = best_ms(lambda: torch.softmax(x, dim=1, out=y), 20)
+            record([f"aot_{form}/baseline_torch/n:{n}/threads:{threads}"
+                    for form in ("softmax", "fused_softmax")], t)
             print(f"torch_softmax n={n} threads={threads} {t:.3f} ms {8 * n * n / t / 1e6:.1f} GB/s")
 
 
@@ -96,6 +126,7 @@ def layer_norm(cores):
     for threads in thread_counts(cores):
         torch.set_num_threads(threads)
         t = best_ms(lambda: torch.nn.functional.layer_norm(x, (n,), w, b, NORM_EPS), 20)
+        record([f"aot_layer_norm/baseline_torch/n:{n}/threads:{threads}"], t)
         print(f"torch_layer_norm n={n} threads={threads} {t:.3f} ms {8 * n * n / t / 1e6:.1f} GB/s")
 
 
@@ -114,6 +145,7 @@ def rms_norm(cores):
     for threads in thread_counts(cores):
         torch.set_num_threads(threads)
         t = best_ms(fn, 20)
+        record([f"aot_rms_norm/baseline_torch/n:{n}/threads:{threads}"], t)
         print(f"torch_rms_norm n={n} threads={threads} {t:.3f} ms {8 * n * n / t / 1e6:.1f} GB/s"
               f" ({form})")
 
@@ -129,6 +161,7 @@ def gelu(cores):
     for threads in thread_counts(cores):
         torch.set_num_threads(threads)
         t = best_ms(fn, 20)
+        record([f"aot_gelu/baseline_torch/threads:{threads}"], t)
         print(f"torch_gelu n=2^24 threads={threads} {t:.3f} ms {8 * GELU_N / t / 1e6:.1f} GB/s")
 
 
@@ -159,6 +192,13 @@ def matmul(cores):
                 fn = lambda: torch.softmax(torch.matmul(a, b, out=product), dim=1, out=c)
             t = best_ms(fn, 20, budget_s=2.0)
             dtype_name = {torch.float32: "f32", torch.bfloat16: "bf16"}[dtype]
+            shape = f"m:{m}/n:{n}/k:{k}/threads:{threads}"
+            if name == "matmul_softmax":
+                record([f"matmul_softmax/baseline_torch/{shape}"], t)
+            elif dtype == torch.bfloat16:
+                record([f"matmul_lowp/baseline_torch/{shape}/bf16:1"], t)
+            else:
+                record([f"matmul/baseline_torch/{shape}"], t)
             print(f"{name:<16}{dtype_name:<7}{f'{m}x{n}x{k}':>18}{threads:>9}{t:>11.3f}"
                   f"{2 * m * n * k / t / 1e6:>10.1f}")
 
@@ -178,7 +218,10 @@ def main():
     parser.add_argument("--only", default=",".join(WORKLOADS),
                         help="comma-separated subset of " + ", ".join(WORKLOADS) +
                         " (default: all)")
-    only = set(parser.parse_args().only.split(","))
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the figures as Google Benchmark JSON")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
     unknown = only - set(WORKLOADS)
     if unknown:
         parser.error("unknown workload(s): " + ", ".join(sorted(unknown)))
@@ -188,6 +231,8 @@ def main():
         for name, run in WORKLOADS.items():
             if name in only:
                 run(cores)
+    if args.json:
+        write_json(args.json)
 
 
 if __name__ == "__main__":
