@@ -270,6 +270,9 @@ private:
     llvm::Value *rowStride = nullptr; ///< i64, in elements
     /// i1: every lane of the load's mask is on and its columns are contiguous.
     llvm::Value *usable = nullptr;
+    /// The next K step's `first`, where the loop around advances the
+    /// pointers' base by a known step (loopAdvances_); else null.
+    llvm::Value *next = nullptr;
   };
   /// `v` as an InPlaceOperand when it is a virtual, non-volatile 2D load
   /// whose pointers' strides are known (the column one 1, or a scalar).
@@ -323,6 +326,9 @@ private:
   /// rows-contiguous version of a transposable access).
   const Value *knownUnitScale_ = nullptr;
   std::unordered_set<const Operation *> streamableStores_;
+  /// Scalar pointers a `for` being emitted carries and advances by a scalar
+  /// step each trip (`yield addptr %p, %step`), and that step.
+  std::unordered_map<const Value *, const Value *> loopAdvances_;
   /// Non-temporal stores are weakly ordered: a kernel that issued one fences
   /// before it returns, so the launcher's barrier publishes its output.
   bool emittedStreamingStore_ = false;

@@ -75,6 +75,14 @@ std::optional<KernelCodeGen::InPlaceOperand> KernelCodeGen::inPlaceOperand(const
   operand.usable = columns->scale ? b_.CreateICmpEQ(runtimeStride(*columns), i64(1)) : b_.getTrue();
   if (load.hasMask)
     operand.usable = b_.CreateAnd(operand.usable, everyLaneOn(load.operands[1]));
+  // The matmul's `a_ptrs = base + offsets` with `base` stepping each trip.
+  if (const Operation *def = pointers->definingOp(); def && def->kind() == OpKind::AddPtr) {
+    auto advance = loopAdvances_.find(def->operands[0]);
+    if (advance != loopAdvances_.end() && scalars_.count(advance->second)) {
+      llvm::Value *step = b_.CreateSExt(scalars_.at(advance->second), b_.getInt64Ty());
+      operand.next = b_.CreateGEP(memoryType(v->type()), operand.first, step);
+    }
+  }
   return operand;
 }
 
@@ -141,6 +149,8 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   operands.aRowStride = inPlaceA ? inPlaceA->rowStride : nullptr;
   operands.b = inPlaceB ? inPlaceB->first : bBuffer;
   operands.bRowStride = inPlaceB ? inPlaceB->rowStride : nullptr;
+  operands.aNext = inPlaceA ? inPlaceA->next : nullptr;
+  operands.bNext = inPlaceB ? inPlaceB->next : nullptr;
   strategy.emit(operands);
   b_.CreateBr(done);
 
@@ -150,6 +160,7 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   operands.a = aBuffer ? aBuffer : bufferOf(a, false);
   operands.b = bBuffer ? bBuffer : bufferOf(bv, false);
   operands.aRowStride = operands.bRowStride = nullptr;
+  operands.aNext = operands.bNext = nullptr;
   strategy.emit(operands);
   b_.CreateBr(done);
 

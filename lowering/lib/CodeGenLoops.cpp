@@ -141,7 +141,23 @@ void KernelCodeGen::emitFor(const Operation &op) {
   b_.SetInsertPoint(loopBody);
   scalars_[body.args[0].get()] = iv;
   bindCarried(carried, argsFrom(body, 1));
+  // Pointers the loop steps by a scalar: dots reading in place prefetch the
+  // next trip's tiles.
+  std::vector<const Value *> advanced;
+  if (const Operation *yield = body.terminator())
+    for (size_t i = 0; i + 1 < body.args.size() && i < yield->operands.size(); ++i) {
+      const Value *arg = body.args[i + 1].get(), *next = yield->operands[i];
+      const Operation *def = next->definingOp();
+      if (arg->type().isScalar() && arg->type().isPointer() && def &&
+          def->kind() == OpKind::AddPtr && def->operands[0] == arg &&
+          def->operands[1]->type().isScalar()) {
+        loopAdvances_[arg] = def->operands[1];
+        advanced.push_back(arg);
+      }
+    }
   emitRegion(body);
+  for (const Value *arg : advanced)
+    loopAdvances_.erase(arg);
   if (const Operation *yield = body.terminator())
     writeCarried(body, yield, 0, carried);
   // The last trip's increment may wrap; its value is never used.

@@ -64,6 +64,35 @@ int64_t ceilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+constexpr int64_t kCacheLineBytes = 64;
+
+} // namespace
+
+void prefetchLine(llvm::IRBuilderBase &b, llvm::Value *ptr) {
+  // read, locality 2 (prefetcht1: the tile is needed a whole K step later),
+  // data cache.
+  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
+                    {ptr, b.getInt32(0), b.getInt32(2), b.getInt32(1)});
+}
+
+void prefetchNextRowsOfA(const DotOperands &dot, llvm::Value *step, int64_t steps) {
+  if (!dot.aNext)
+    return;
+  llvm::IRBuilderBase &b = dot.builder;
+  llvm::Type *element = dotMemoryType(b.getContext(), dot.aKind);
+  int64_t rowBytes = dot.k * int64_t(element->getPrimitiveSizeInBits() / 8);
+  for (int64_t first = 0; first < dot.m; first += steps) {
+    // Rows past the tile's last repeat it: a hint, not worth a branch.
+    llvm::Value *row = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateAdd(step, b.getInt64(first)), b.getInt64(dot.m - 1));
+    llvm::Value *start = b.CreateGEP(element, dot.aNext, b.CreateMul(row, dot.rowStrideOfA()));
+    for (int64_t offset = 0; offset < rowBytes; offset += kCacheLineBytes)
+      prefetchLine(b, b.CreateGEP(b.getInt8Ty(), start, b.getInt64(offset)));
+  }
+}
+
+namespace {
+
 /// Loads of A and B a dot of `m` rows and `vectors` vector columns issues per
 /// k with `tile`: each tile loads its rows of A and its vectors of B.
 int64_t loadsPerK(MicroTile tile, int64_t m, int64_t vectors) {
@@ -148,6 +177,14 @@ public:
     llvm::Value *lastMask = lastLanes == lanes_ ? nullptr : laneMask(lastLanes);
     int64_t width = vectors * lanes_;
     emitConstantLoop(b_, 0, dot_.k, 1, [&](llvm::Value *kk) {
+      // The next K step's rows, while this one's are packed: they arrive
+      // while the micro-kernels run.
+      prefetchNextRowsOfA(dot_, kk, dot_.k);
+      if (dot_.bNext)
+        for (int64_t v = 0; v < vectors; ++v)
+          prefetchLine(b_, b_.CreateGEP(aType_, dot_.bNext,
+                                        b_.CreateAdd(b_.CreateMul(kk, bRowStride_),
+                                                     b_.CreateAdd(col0, b_.getInt64(v * lanes_)))));
       for (int64_t v = 0; v < vectors; ++v) {
         llvm::Value *at = b_.CreateAdd(b_.CreateMul(kk, bRowStride_),
                                        b_.CreateAdd(col0, b_.getInt64(v * lanes_)));

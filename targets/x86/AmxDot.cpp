@@ -21,6 +21,7 @@ namespace {
 
 constexpr int64_t kTileRows = 16;
 constexpr int64_t kRowBytes = 64;
+constexpr int64_t kCacheLineBytes = 64;
 constexpr unsigned kFirstA = 4, kFirstB = 6;
 
 int64_t roundUp(int64_t x, int64_t to) {
@@ -181,6 +182,9 @@ private:
           llvm::Value *at = b_.CreateAdd(b_.CreateMul(k, dot_.rowStrideOfB()), b_.getInt64(j0));
           llvm::Value *src = element(inType_, dot_.b, at);
           rowsOfGroup.push_back(loadChunk(chunk, src, mask));
+          // The next K step's row, while this one is packed.
+          if (dot_.bNext && j0 % (kCacheLineBytes / elementBytes_) == 0)
+            prefetchLine(b_, element(inType_, dot_.bNext, at));
         }
         llvm::Value *joined = rowsOfGroup[0];
         if (pack_ == 2) {
@@ -198,7 +202,11 @@ private:
         b_.CreateAlignedStore(joined, element(inType_, packed, at), align);
       }
     };
-    emitConstantLoop(b_, 0, dot_.k / pack_, 1, [&](llvm::Value *q) { packGroup(q, pack_); });
+    int64_t groups = dot_.k / pack_;
+    emitConstantLoop(b_, 0, groups, 1, [&](llvm::Value *q) {
+      prefetchNextRowsOfA(dot_, q, groups);
+      packGroup(q, pack_);
+    });
     if (int64_t rest = dot_.k % pack_)
       packGroup(b_.getInt64(dot_.k / pack_), rest);
     return packed;

@@ -30,6 +30,17 @@ llvm::Value *widenForDot(llvm::IRBuilderBase &b, llvm::Value *v, ScalarKind from
 /// a row of constant length.
 llvm::Constant *firstLanesMask(llvm::IRBuilderBase &b, int64_t lanes, int64_t active);
 
+/// Prefetches, into the second-level cache, the rows of the next K step's
+/// tile of A (DotOperands::aNext) that a loop running `steps` iterations
+/// fetches at iteration `step`: rows step, step + steps, ..., a cache line
+/// at a time, so that the whole tile is asked for over the loop. Nothing
+/// without aNext.
+void prefetchNextRowsOfA(const DotOperands &dot, llvm::Value *step, int64_t steps);
+
+/// Prefetches the cache line at `ptr` into the second-level cache (a hint:
+/// it never faults, wherever `ptr` points).
+void prefetchLine(llvm::IRBuilderBase &b, llvm::Value *ptr);
+
 /// A vector register file as a micro-kernel sees it.
 struct RegisterFile {
   unsigned vectorBits;

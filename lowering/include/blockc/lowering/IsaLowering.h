@@ -86,6 +86,11 @@ struct DotOperands {
   /// Elements (i64) from one row of A, and of B, to the next; null for a
   /// dense buffer (k, and n).
   llvm::Value *aRowStride = nullptr, *bRowStride = nullptr;
+  /// Where the next K step's tiles of A and B begin, with the same row
+  /// strides, when the dot reads in place inside a loop that advances its
+  /// pointers by a known step; null otherwise. For prefetching only: they
+  /// may lie past the matrices' ends, so they must never be loaded.
+  llvm::Value *aNext = nullptr, *bNext = nullptr;
 
   llvm::Value *rowStrideOfA() const { return aRowStride ? aRowStride : builder.getInt64(k); }
   llvm::Value *rowStrideOfB() const { return bRowStride ? bRowStride : builder.getInt64(n); }
