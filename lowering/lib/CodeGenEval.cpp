@@ -283,6 +283,9 @@ llvm::Value *KernelCodeGen::combine(const Operation &op, llvm::ArrayRef<llvm::Va
   case OpKind::Mul:
     return isFloat ? b_.CreateFMul(a[0], a[1]) : b_.CreateMul(a[0], a[1]);
   case OpKind::Div:
+    if (isFloat && a[0]->getType()->isVectorTy() && op.operands[1]->type().isScalar() &&
+        (operandType.kind() == ScalarKind::F32 || operandType.kind() == ScalarKind::F64))
+      return divideByUniform(a[0], a[1]);
     return isFloat ? b_.CreateFDiv(a[0], a[1]) : b_.CreateSDiv(a[0], safeDivisor(a[0], a[1]));
   case OpKind::Rem:
     if (isFloat && operandType.kind() == ScalarKind::F16) {

@@ -11,6 +11,7 @@
 #include "StripEmitter.h"
 
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -161,6 +162,61 @@ llvm::Value *StripEmitter::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> ar
     out = b_.CreateInsertElement(out, b_.CreateCall(libm, lane), i);
   }
   return out;
+}
+
+llvm::Value *StripEmitter::divideByUniform(llvm::Value *x, llvm::Value *d) {
+  // A vector division is one of the slowest instructions there is (a zmm
+  // vdivps issues once per 16 cycles on Sapphire Rapids); a softmax divides a
+  // whole row by one sum. With y = RN(1/d), q = RN(x y) is within an ulp of
+  // x / d, the residual r = x - d q is exact under an FMA, and RN(q + r y) is
+  // x / d correctly rounded (Markstein's theorem), provided nothing
+  // overflows or underflows: d's reciprocal, x, r and the quotient stay well
+  // inside the normal range. Lanes outside it (zeros, infinities, NaN,
+  // subnormals, the extremes) are rare; a strip with any takes the division.
+  llvm::Type *type = x->getType();
+  bool single = type->getScalarType()->isFloatTy();
+  auto f = [&](double v) { return llvm::ConstantFP::get(type, v); };
+  // Exponent margins: d within 2^±125 (2^±1020 for f64), and dividends whose
+  // quotients, like themselves, lie between 2^-100 (2^-960) and that limit,
+  // so that the residual is normal too. Bounds on x alone say so, once d's
+  // are known (lo = small * max(1, |d|), hi = limit * min(1, |d|)): one
+  // pair of compares a lane, the rest loop-invariant.
+  double limit = single ? 0x1p125 : 0x1p1020;
+  double small = single ? 0x1p-100 : 0x1p-960;
+  llvm::Value *one = f(1.0);
+  llvm::Value *magnitudeOfD = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, d);
+  llvm::Value *dInRange = b_.CreateAnd(b_.CreateFCmpOGE(magnitudeOfD, f(1.0 / limit)),
+                                       b_.CreateFCmpOLE(magnitudeOfD, f(limit)));
+  llvm::Value *low =
+      b_.CreateFMul(f(small), b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, magnitudeOfD, one));
+  llvm::Value *high =
+      b_.CreateFMul(f(limit), b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, magnitudeOfD, one));
+  llvm::Value *magnitudeOfX = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value *lanesInRange =
+      b_.CreateAnd(b_.CreateFCmpOGE(magnitudeOfX, low), b_.CreateFCmpOLE(magnitudeOfX, high));
+  llvm::Value *y = b_.CreateFDiv(one, d);
+  llvm::Value *q = b_.CreateFMul(x, y);
+  auto fma = [&](llvm::Value *a, llvm::Value *m, llvm::Value *c) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {a, m, c});
+  };
+  llvm::Value *r = fma(b_.CreateFNeg(d), q, x);
+  llvm::Value *corrected = fma(r, y, q);
+  llvm::Value *exact = b_.CreateAnd(b_.CreateAndReduce(lanesInRange),
+                                    b_.CreateExtractElement(dInRange, uint64_t(0)));
+  llvm::BasicBlock *from = b_.GetInsertBlock();
+  auto *divide = llvm::BasicBlock::Create(ctx_, "div.divide", fn_);
+  auto *join = llvm::BasicBlock::Create(ctx_, "div.join", fn_);
+  // Weighted as the rare branch it is: an unweighted one is folded into a
+  // select, and the division computed for every strip after all.
+  b_.CreateCondBr(exact, join, divide, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
+  b_.SetInsertPoint(divide);
+  llvm::Value *quotient = b_.CreateFDiv(x, d);
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  llvm::PHINode *result = b_.CreatePHI(type, 2);
+  result->addIncoming(corrected, from);
+  result->addIncoming(quotient, divide);
+  return result;
 }
 
 llvm::Value *StripEmitter::floatRemainder(llvm::Value *x, llvm::Value *y) {

@@ -175,6 +175,10 @@ public:
                                bool integerFirst);
   /// x - trunc(x / y) * y exactly, as C's fmod (scalar or strip).
   llvm::Value *floatRemainder(llvm::Value *x, llvm::Value *y);
+  /// x / d, correctly rounded, for a strip `x` of f32 or f64 and `d` the same
+  /// value in every lane: through d's reciprocal and a Markstein correction,
+  /// where every lane is in the range that makes it exact, else a division.
+  llvm::Value *divideByUniform(llvm::Value *x, llvm::Value *d);
   /// `fn` on each half of the strips `args`, joined: for strips wider than
   /// any SLEEF variant of the ISA.
   llvm::Value *callSleefOnHalves(MathFn fn, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);
