@@ -167,10 +167,10 @@ llvm::Value *StripEmitter::callSleef(MathFn fn, llvm::ArrayRef<llvm::Value *> ar
 llvm::Value *StripEmitter::divideByUniform(llvm::Value *x, llvm::Value *d) {
   // A vector division is one of the slowest instructions there is (a zmm
   // vdivps issues once per 16 cycles on Sapphire Rapids); a softmax divides a
-  // whole row by one sum. With y = RN(1/d), q = RN(x y) is within an ulp of
-  // x / d, the residual r = x - d q is exact under an FMA, and RN(q + r y) is
-  // x / d correctly rounded (Markstein's theorem), provided nothing
-  // overflows or underflows: d's reciprocal, x, r and the quotient stay well
+  // whole row by one sum. With y = RN(1/d) and q within an ulp of x / d, the
+  // residual r = x - d q is exact under an FMA and RN(q + r y) is x / d
+  // correctly rounded (Markstein's theorem), provided nothing overflows or
+  // underflows: d's reciprocal, x, r and the quotient stay well
   // inside the normal range. Lanes outside it (zeros, infinities, NaN,
   // subnormals, the extremes) are rare; a strip with any takes the division.
   llvm::Type *type = x->getType();
@@ -199,8 +199,11 @@ llvm::Value *StripEmitter::divideByUniform(llvm::Value *x, llvm::Value *d) {
   auto fma = [&](llvm::Value *a, llvm::Value *m, llvm::Value *c) {
     return b_.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {a, m, c});
   };
-  llvm::Value *r = fma(b_.CreateFNeg(d), q, x);
-  llvm::Value *corrected = fma(r, y, q);
+  // q can be 1.5 ulp off (two roundings); one correction makes it faithful,
+  // and from a faithful quotient the second is correctly rounded.
+  llvm::Value *negativeD = b_.CreateFNeg(d);
+  llvm::Value *faithful = fma(fma(negativeD, q, x), y, q);
+  llvm::Value *corrected = fma(fma(negativeD, faithful, x), y, faithful);
   llvm::Value *exact = b_.CreateAnd(b_.CreateAndReduce(lanesInRange),
                                     b_.CreateExtractElement(dInRange, uint64_t(0)));
   llvm::BasicBlock *from = b_.GetInsertBlock();
