@@ -3,6 +3,8 @@
 
 #include "blockc/lowering/Compiler.h"
 
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -48,6 +50,34 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target &target, s
   return machine;
 }
 
+namespace {
+
+/// blockc keeps bf16 vectors as i16 bit patterns (CodeGen.h), but InstCombine
+/// turns a splat of a bf16 scalar's bits back into an insertelement of the
+/// bf16 scalar into a bf16 vector, which RISC-V cannot legalize for scalable
+/// vectors without Zvfbfmin ("Scalarization of scalable vectors"). Such
+/// inserts go back to their bits here.
+void insertBF16AsBits(llvm::Module &module) {
+  std::vector<llvm::InsertElementInst *> inserts;
+  for (llvm::Function &fn : module)
+    for (llvm::Instruction &inst : llvm::instructions(fn))
+      if (auto *insert = llvm::dyn_cast<llvm::InsertElementInst>(&inst))
+        if (llvm::isa<llvm::ScalableVectorType>(insert->getType()) &&
+            insert->getType()->getElementType()->isBFloatTy())
+          inserts.push_back(insert);
+  for (llvm::InsertElementInst *insert : inserts) {
+    llvm::IRBuilder<> b(insert);
+    auto *bits = llvm::VectorType::get(b.getInt16Ty(), insert->getType()->getElementCount());
+    llvm::Value *vector = b.CreateBitCast(insert->getOperand(0), bits);
+    llvm::Value *scalar = b.CreateBitCast(insert->getOperand(1), b.getInt16Ty());
+    llvm::Value *inserted = b.CreateInsertElement(vector, scalar, insert->getOperand(2));
+    insert->replaceAllUsesWith(b.CreateBitCast(inserted, insert->getType()));
+    insert->eraseFromParent();
+  }
+}
+
+} // namespace
+
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -65,6 +95,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+  insertBF16AsBits(module);
 }
 
 bool emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine, bool assembly,
