@@ -72,9 +72,10 @@ private:
   };
   Carried carryInBuffers(const Operation &op, size_t firstInit, const Region &body,
                          size_t firstArg);
-  /// The scalars' phis, at the insertion point (the header), entered from `pre`.
-  void carryInPhis(Carried &carried, const Operation &op, const Region &body,
-                   llvm::BasicBlock *pre);
+  /// The scalars' phis, at the insertion point (the header), entered from `pre`
+  /// with their inits, or with `starts[i]` where that is set.
+  void carryInPhis(Carried &carried, const Operation &op, const Region &body, llvm::BasicBlock *pre,
+                   llvm::ArrayRef<llvm::Value *> starts = {});
   /// Makes `values` (the body's arguments, or the loop's results) the carried values.
   void bindCarried(const Carried &carried, llvm::ArrayRef<const Value *> values);
   /// The carried values' next ones, from yield operands firstYielded + i.
@@ -263,6 +264,11 @@ private:
                                                   llvm::SmallVector<llvm::Value *, 4> y);
   // --- Dots, through the dot cascade (CodeGenDot.cpp) ---
   void emitDot(const Operation &op, llvm::Value *buffer);
+  /// The DotOperands of `dot` accumulating in `c`; A and B still unset.
+  DotOperands
+  dotOperandsOf(const Operation &dot, llvm::Value *c,
+                std::function<llvm::Value *(llvm::Type *, const std::string &)> allocate,
+                StripLoops *strips);
   /// A dot operand that can be read where it is in memory: a load whose
   /// pointers are first + row * rowStride + column.
   struct InPlaceOperand {
@@ -277,6 +283,34 @@ private:
   /// `v` as an InPlaceOperand when it is a virtual, non-volatile 2D load
   /// whose pointers' strides are known (the column one 1, or a scalar).
   std::optional<InPlaceOperand> inPlaceOperand(const Value *v);
+
+  // --- K loops fused into their dot (CodeGenKLoops.cpp) ---
+  /// A `for` whose body loads a tile of A and one of B, adds their dot to a
+  /// carried accumulator and steps the tiles' scalar base pointers, and does
+  /// nothing else that a fused dot would skip.
+  struct FusibleKLoop {
+    const Operation *dot = nullptr;
+    const Operation *loads[2] = {};
+    size_t accumulator = 0; ///< the carried index of the accumulator
+    /// Per carried index, the loop-invariant scalar step of a stepped
+    /// pointer; null for the accumulator.
+    std::vector<const Value *> steps;
+    /// Integer add, sub and mul on the way from the induction variable to
+    /// the loads' masks, whose origin lanes are checked not to wrap.
+    std::vector<const Value *> inductionArithmetic;
+  };
+  std::optional<FusibleKLoop> matchFusibleKLoop(const Operation &forOp);
+  /// Emits the leading trips of the loop whose tiles are whole as dots of
+  /// several K steps, into the accumulator's carried buffer; returns how
+  /// many trips that was (i64, 0 when the strategy sums one step at a time).
+  llvm::Value *emitFusedKTrips(const Operation &forOp, const FusibleKLoop &loop,
+                               const Carried &carried, llvm::Value *lo, llvm::Value *step,
+                               llvm::Value *trips);
+  /// Binds the loop's induction variable and stepped pointers to their
+  /// values at `trip` (i64) and evaluates the body's scalars that read no
+  /// other carried value; returns i1: the induction arithmetic is exact.
+  llvm::Value *bindTrip(const Operation &forOp, const FusibleKLoop &loop, llvm::Value *lo,
+                        llvm::Value *step, llvm::Value *trip);
 
   // --- Masks whose every lane is on (CodeGenMasks.cpp) ---
   /// i1: whether every lane of the i1 block (or scalar) `mask` is on; at once

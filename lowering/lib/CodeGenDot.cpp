@@ -1,59 +1,9 @@
 //===- CodeGenDot.cpp - Dots, through the cascade -------------------------===//
 #include "CodeGen.h"
+#include "KernelStripLoops.h"
 #include "blockc/lowering/DotCascade.h"
 
 namespace blockc {
-
-/// The kernel's strips as StripLoops offers them to a dot strategy: vector
-/// loads and stores take the tail predication of the strip they are in,
-/// element loads none.
-class KernelStripLoops final : public StripLoops {
-public:
-  explicit KernelStripLoops(StripEmitter &strips) : strips_(strips) {}
-
-  void forEachStripOfRow(int64_t length,
-                         const std::function<void(llvm::Value *, bool)> &body) override {
-    strips_.forEachStripOfRow(length, [&](llvm::Value *column, bool vector) {
-      llvm::Value *outer = stripMask_;
-      stripMask_ = strips_.tailMask();
-      body(column, vector);
-      strips_.setTailMask(stripMask_);
-      stripMask_ = outer;
-    });
-  }
-
-  void countedLoop(int64_t begin, int64_t end,
-                   const std::function<void(llvm::Value *)> &body) override {
-    strips_.emitCountedLoop(strips_.i64(begin), strips_.i64(end), strips_.i64(1), body);
-  }
-
-  llvm::Value *load(llvm::Value *buffer, const Type &type, llvm::Value *row, llvm::Value *column,
-                    bool vector, const Type &to) override {
-    llvm::Value *saved = strips_.tailMask();
-    strips_.setTailMask(vector ? stripMask_ : nullptr);
-    llvm::Value *value = strips_.loadBuffer(buffer, type, {row, column}, vector);
-    strips_.setTailMask(saved);
-    return strips_.convert(value, type.elementType(), to, false);
-  }
-
-  void store(llvm::Value *buffer, const Type &type, llvm::Value *row, llvm::Value *column,
-             llvm::Value *value, bool vector) override {
-    strips_.storeBuffer(buffer, type, {row, column}, value, vector);
-  }
-
-  llvm::Type *scalarType(const Type &element) override { return strips_.elementType(element); }
-  llvm::Type *stripType(const Type &element) override {
-    return strips_.vectorOf(strips_.elementType(element));
-  }
-  llvm::Value *splat(llvm::Value *scalar) override { return strips_.splat(scalar); }
-  llvm::Value *entrySlot(llvm::Type *type) override {
-    return strips_.entryBuilder().CreateAlloca(type);
-  }
-
-private:
-  StripEmitter &strips_;
-  llvm::Value *stripMask_ = nullptr;
-};
 
 std::optional<KernelCodeGen::InPlaceOperand> KernelCodeGen::inPlaceOperand(const Value *v) {
   if (buffers_.count(v) || !v->definingOp() || v->type().rank() != 2)
@@ -86,9 +36,26 @@ std::optional<KernelCodeGen::InPlaceOperand> KernelCodeGen::inPlaceOperand(const
   return operand;
 }
 
+DotOperands KernelCodeGen::dotOperandsOf(
+    const Operation &dot, llvm::Value *c,
+    std::function<llvm::Value *(llvm::Type *, const std::string &)> allocate, StripLoops *strips) {
+  const Value *a = dot.operands[0], *b = dot.operands[1];
+  return DotOperands{b_,
+                     nullptr,
+                     nullptr,
+                     c,
+                     a->type().kind(),
+                     b->type().kind(),
+                     dot.result()->type().kind(),
+                     a->type().shape()[0],
+                     b->type().shape()[1],
+                     a->type().shape()[1],
+                     std::move(allocate),
+                     strips};
+}
+
 void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   const Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2];
-  int64_t m = a->type().shape()[0], k = a->type().shape()[1], n = bv->type().shape()[1];
   writeInto(acc, buffer);
   KernelStripLoops strips(*this);
   // The two versions of a dot below run one or the other: the second reuses
@@ -103,18 +70,7 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
     nextScratch = scratch.size();
     return slot;
   };
-  DotOperands operands{b_,
-                       nullptr,
-                       nullptr,
-                       buffer,
-                       a->type().kind(),
-                       bv->type().kind(),
-                       op.result()->type().kind(),
-                       m,
-                       n,
-                       k,
-                       allocate,
-                       &strips};
+  DotOperands operands = dotOperandsOf(op, buffer, allocate, &strips);
   const DotStrategy &strategy = *selectDotStrategy(&operands, isa_, options_.dotStrategy);
   coreRequirements_ |= strategy.coreRequirements();
 

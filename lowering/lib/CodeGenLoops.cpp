@@ -64,14 +64,15 @@ KernelCodeGen::Carried KernelCodeGen::carryInBuffers(const Operation &op, size_t
 }
 
 void KernelCodeGen::carryInPhis(Carried &carried, const Operation &op, const Region &body,
-                                llvm::BasicBlock *pre) {
+                                llvm::BasicBlock *pre, llvm::ArrayRef<llvm::Value *> starts) {
   for (size_t i = 0; i < carried.phis.size(); ++i) {
     const Value *init = op.operands[carried.firstInit + i];
     if (init->type().isBlock())
       continue;
     carried.phis[i] =
         b_.CreatePHI(elementType(init->type()), 2, body.args[carried.firstArg + i]->name());
-    carried.phis[i]->addIncoming(eval(init, {}, false), pre);
+    llvm::Value *start = i < starts.size() && starts[i] ? starts[i] : eval(init, {}, false);
+    carried.phis[i]->addIncoming(start, pre);
   }
 }
 
@@ -125,6 +126,27 @@ void KernelCodeGen::emitFor(const Operation &op) {
   llvm::Value *divisor = b_.CreateSelect(runs, b_.CreateSExt(step, b_.getInt64Ty()), i64(1));
   llvm::Value *trips = b_.CreateAdd(b_.CreateUDiv(b_.CreateSub(span, i64(1)), divisor), i64(1));
   trips = b_.CreateSelect(runs, trips, i64(0));
+  // A matmul's K loop runs its whole-tile trips as fused dots first; the
+  // loop below then starts where they stopped.
+  llvm::Value *firstTrip = nullptr;
+  std::vector<llvm::Value *> starts;
+  std::optional<FusibleKLoop> fusible = matchFusibleKLoop(op);
+  if (fusible)
+    firstTrip = emitFusedKTrips(op, *fusible, carried, lo, step, trips);
+  if (firstTrip) {
+    for (size_t i = 0; i < fusible->steps.size(); ++i) {
+      const Value *stepOf = fusible->steps[i];
+      if (!stepOf) {
+        starts.push_back(nullptr);
+        continue;
+      }
+      llvm::Value *elements =
+          b_.CreateMul(firstTrip, b_.CreateSExt(scalars_.at(stepOf), b_.getInt64Ty()));
+      starts.push_back(b_.CreateGEP(memoryType(Type::scalar(body.args[1 + i]->type().kind())),
+                                    eval(op.operands[3 + i], {}, false), elements));
+    }
+    lo = b_.CreateAdd(lo, b_.CreateMul(b_.CreateTrunc(firstTrip, ivType), step));
+  }
   llvm::BasicBlock *pre = b_.GetInsertBlock();
   auto *header = llvm::BasicBlock::Create(ctx_, "for.header", fn_);
   auto *loopBody = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
@@ -132,10 +154,10 @@ void KernelCodeGen::emitFor(const Operation &op) {
   b_.CreateBr(header);
   b_.SetInsertPoint(header);
   llvm::PHINode *trip = b_.CreatePHI(b_.getInt64Ty(), 2, "trip");
-  trip->addIncoming(i64(0), pre);
+  trip->addIncoming(firstTrip ? firstTrip : i64(0), pre);
   llvm::PHINode *iv = b_.CreatePHI(ivType, 2, body.args[0]->name());
   iv->addIncoming(lo, pre);
-  carryInPhis(carried, op, body, pre);
+  carryInPhis(carried, op, body, pre, starts);
   b_.CreateCondBr(b_.CreateICmpULT(trip, trips), loopBody, exit);
 
   b_.SetInsertPoint(loopBody);

@@ -1,4 +1,4 @@
-//===- Loops.cpp - Loops with constant bounds -----------------------------===//
+//===- Loops.cpp - Loops over strips and micro-kernel steps ---------------===//
 #include "blockc/lowering/Loops.h"
 
 #include "llvm/IR/Constants.h"
@@ -24,7 +24,8 @@ namespace {
 /// and the values carried out of the iteration; at least one iteration,
 /// never unrolled.
 std::vector<llvm::Value *>
-emitLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, std::vector<llvm::Value *> values,
+emitLoop(llvm::IRBuilderBase &b, llvm::Value *begin, llvm::Value *end,
+         std::vector<llvm::Value *> values,
          const std::function<std::pair<llvm::Value *, std::vector<llvm::Value *>>(
              llvm::Value *iv, const std::vector<llvm::Value *> &carried)> &body) {
   llvm::LLVMContext &ctx = b.getContext();
@@ -35,7 +36,7 @@ emitLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, std::vector<llvm::V
   b.CreateBr(loop);
   b.SetInsertPoint(loop);
   llvm::PHINode *iv = b.CreatePHI(b.getInt64Ty(), 2, "dot.iv");
-  iv->addIncoming(b.getInt64(begin), pre);
+  iv->addIncoming(begin, pre);
   std::vector<llvm::PHINode *> phis;
   for (llvm::Value *init : values) {
     phis.push_back(b.CreatePHI(init->getType(), 2));
@@ -48,7 +49,7 @@ emitLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, std::vector<llvm::V
   // Not unrolled: a body here is already a whole micro-kernel step or tile,
   // and code size and compile time stay the same whatever the block sizes
   // (DESIGN.md, principle 1); the K loop unrolled 4 times measured no faster.
-  setLoopUnroll(b.CreateCondBr(b.CreateICmpSLT(nextIv, b.getInt64(end)), loop, exit), 1);
+  setLoopUnroll(b.CreateCondBr(b.CreateICmpSLT(nextIv, end), loop, exit), 1);
   b.SetInsertPoint(exit);
   return next;
 }
@@ -62,7 +63,7 @@ std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begi
     return values;
   if (end - begin <= step)
     return body(b.getInt64(begin), values);
-  return emitLoop(b, begin, end, std::move(values),
+  return emitLoop(b, b.getInt64(begin), b.getInt64(end), std::move(values),
                   [&](llvm::Value *iv, const std::vector<llvm::Value *> &carried) {
                     std::vector<llvm::Value *> next = body(iv, carried);
                     return std::make_pair(b.CreateAdd(iv, b.getInt64(step), "", true, true), next);
@@ -71,8 +72,29 @@ std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begi
 
 void emitSteppingLoop(llvm::IRBuilderBase &b, int64_t end,
                       const std::function<llvm::Value *(llvm::Value *)> &body) {
-  emitLoop(b, 0, end, {}, [&](llvm::Value *iv, const std::vector<llvm::Value *> &) {
-    return std::make_pair(body(iv), std::vector<llvm::Value *>());
+  emitLoop(b, b.getInt64(0), b.getInt64(end), {},
+           [&](llvm::Value *iv, const std::vector<llvm::Value *> &) {
+             return std::make_pair(body(iv), std::vector<llvm::Value *>());
+           });
+}
+
+std::vector<llvm::Value *> emitCarryingLoopTo(llvm::IRBuilderBase &b, llvm::Value *end,
+                                              int64_t step, std::vector<llvm::Value *> values,
+                                              const CarryingBody &body) {
+  if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(end))
+    return emitCarryingLoop(b, 0, constant->getSExtValue(), step, std::move(values), body);
+  return emitLoop(b, b.getInt64(0), end, std::move(values),
+                  [&](llvm::Value *iv, const std::vector<llvm::Value *> &carried) {
+                    std::vector<llvm::Value *> next = body(iv, carried);
+                    return std::make_pair(b.CreateAdd(iv, b.getInt64(step), "", true, true), next);
+                  });
+}
+
+void emitLoopTo(llvm::IRBuilderBase &b, llvm::Value *end, int64_t step,
+                const std::function<void(llvm::Value *)> &body) {
+  emitCarryingLoopTo(b, end, step, {}, [&](llvm::Value *iv, const std::vector<llvm::Value *> &) {
+    body(iv);
+    return std::vector<llvm::Value *>();
   });
 }
 

@@ -67,10 +67,14 @@ public:
       : dot_(dot), b_(dot.builder), bf16_(dot.aKind == ScalarKind::BF16),
         elementBytes_(bf16_ ? 2 : 1), pack_(4 / elementBytes_), tileK_(kRowBytes / elementBytes_),
         mp_(roundUp(dot.m, kTileRows)), np_(roundUp(dot.n, kTileRows)), kp_(roundUp(dot.k, tileK_)),
+        kCapacity_(dot.kSteps ? dot.maxKSteps * kp_ : kp_),
         inType_(dotMemoryType(b_.getContext(), dot.aKind)),
         accType_(dotMemoryType(b_.getContext(), dot.cKind)) {}
 
   void emit() {
+    // Fused K steps (DotOperands::kSteps) come in whole tiles of K: the
+    // products run over kTotal / tileK of them, B is packed over kTotal rows.
+    kTotal_ = dot_.kSteps ? dot_.kTotal() : b_.getInt64(kp_);
     requestTilePermissionOnce(b_);
     configureTiles();
     llvm::Value *a = operandA();
@@ -155,7 +159,7 @@ private:
   /// B in AMX's VNNI layout: row q holds K rows q*pack .. q*pack+pack-1
   /// interleaved element by element, [b(qp, 0), b(qp+1, 0), ..., b(qp, 1), ...].
   llvm::Value *packB() {
-    int64_t rows = kp_ / pack_, rowElements = np_ * pack_;
+    int64_t rows = kCapacity_ / pack_, rowElements = np_ * pack_;
     auto *array = llvm::ArrayType::get(inType_, uint64_t(rows * rowElements));
     llvm::Value *packed = dot_.allocateScratch(array, "amx.b");
     if (dot_.k != kp_ || dot_.n != np_)
@@ -203,10 +207,13 @@ private:
       }
     };
     int64_t groups = dot_.k / pack_;
-    emitConstantLoop(b_, 0, groups, 1, [&](llvm::Value *q) {
+    llvm::Value *allGroups =
+        dot_.kSteps ? b_.CreateUDiv(kTotal_, b_.getInt64(pack_)) : b_.getInt64(groups);
+    emitLoopTo(b_, allGroups, 1, [&](llvm::Value *q) {
       prefetchNextRowsOfA(dot_, q, groups);
       packGroup(q, pack_);
     });
+    // Fused steps have whole groups (k is a multiple of the tiles' K).
     if (int64_t rest = dot_.k % pack_)
       packGroup(b_.getInt64(dot_.k / pack_), rest);
     return packed;
@@ -253,7 +260,7 @@ private:
       for (int64_t s = 0; s < cols; ++s)
         tileLoad(unsigned(r * 2 + s), cTile(r, s), ldc);
     int64_t ldb = np_ * pack_ * elementBytes_;
-    emitConstantLoop(b_, 0, kp_ / tileK_, 1, [&](llvm::Value *kt) {
+    emitLoopTo(b_, b_.CreateUDiv(kTotal_, b_.getInt64(tileK_)), 1, [&](llvm::Value *kt) {
       for (int64_t r = 0; r < rows; ++r) {
         llvm::Value *row = b_.CreateMul(b_.CreateAdd(ti, b_.getInt64(r)), b_.getInt64(kTileRows));
         llvm::Value *at =
@@ -296,6 +303,9 @@ private:
   bool bf16_;
   int64_t elementBytes_, pack_, tileK_;
   int64_t mp_, np_, kp_;
+  /// The most K rows B's packed copy holds: kp_, or every fused step's.
+  int64_t kCapacity_;
+  llvm::Value *kTotal_ = nullptr;
   /// Bytes from one row of A's tiles to the next.
   llvm::Value *aRowBytes_ = nullptr;
   llvm::Type *inType_, *accType_;
@@ -306,6 +316,20 @@ private:
 bool AmxDot::accepts(const DotOperands &dot) const {
   return (bf16_ && dot.aKind == ScalarKind::BF16 && dot.cKind == ScalarKind::F32) ||
          (int8_ && dot.aKind == ScalarKind::I8 && dot.cKind == ScalarKind::I32);
+}
+
+int64_t AmxDot::fusedKSteps(const DotOperands &dot) const {
+  if (!accepts(dot))
+    return 1;
+  int64_t elementBytes = dot.aKind == ScalarKind::BF16 ? 2 : 1;
+  if (dot.m % kTileRows || dot.n % kTileRows || dot.k % (kRowBytes / elementBytes))
+    return 1;
+  // B packed for all the steps stays in L2 beside A's rows, and a 2 x 2 block
+  // of C stays in tiles across K = 512 bf16 (1024 int8) or so: its tile
+  // loads and stores, once per K step of 64 a quarter of the time the
+  // products take, are then a few percent.
+  constexpr int64_t kPackedBBudget = 128 * 1024;
+  return std::max<int64_t>(1, kPackedBBudget / (dot.k * dot.n * elementBytes));
 }
 
 void AmxDot::emit(const DotOperands &dot) const {

@@ -66,15 +66,17 @@ bool acceptsWidenedFma(const DotOperands &dot);
 /// of A's column k feed MR * NR/lanes independent FMAs. Column edges run
 /// under a lane mask, row edges as a smaller tile; no element is computed
 /// twice. A panel of B that several row tiles read is first packed, widened,
-/// into a k x NR scratch panel. Accepts f32, f16 and bf16 operands
-/// accumulating in f32, f64 in f64, and i8 accumulating in i32 (multiply and
-/// add).
+/// into a k x NR scratch panel. Fused K steps (fusedKSteps) keep the block of
+/// C in registers across all of them, as long as their packed panel stays
+/// near L1. Accepts f32, f16 and bf16 operands accumulating in f32, f64 in
+/// f64, and i8 accumulating in i32 (multiply and add).
 class RegisterBlockedDot final : public DotStrategy {
 public:
   RegisterBlockedDot(std::string name, RegisterFile file) : name_(std::move(name)), file_(file) {}
   std::string_view name() const override { return name_; }
   bool accepts(const DotOperands &dot) const override;
   void emit(const DotOperands &dot) const override;
+  int64_t fusedKSteps(const DotOperands &dot) const override;
 
 private:
   std::string name_;

@@ -91,7 +91,19 @@ struct DotOperands {
   /// pointers by a known step; null otherwise. For prefetching only: they
   /// may lie past the matrices' ends, so they must never be loaded.
   llvm::Value *aNext = nullptr, *bNext = nullptr;
+  /// The number of consecutive K steps (i64, at least 1) the dot sums, when
+  /// code generation fuses a K loop into it (DotStrategy::fusedKSteps): A and
+  /// B are then read in place, step s in columns s*k .. s*k+k-1 of A's rows
+  /// and rows s*k .. s*k+k-1 of B, so the dot is one of K = kSteps * k. At
+  /// most maxKSteps, which sizes scratch. Null: one step of k.
+  llvm::Value *kSteps = nullptr;
+  int64_t maxKSteps = 1;
 
+  /// The dot's whole K (i64): kSteps * k.
+  llvm::Value *kTotal() const {
+    return kSteps ? builder.CreateMul(kSteps, builder.getInt64(k), "", true, true)
+                  : builder.getInt64(k);
+  }
   llvm::Value *rowStrideOfA() const { return aRowStride ? aRowStride : builder.getInt64(k); }
   llvm::Value *rowStrideOfB() const { return bRowStride ? bRowStride : builder.getInt64(n); }
 };
@@ -118,6 +130,14 @@ public:
     bool a = true, b = true;
   };
   virtual InPlaceReads inPlaceReads() const { return {}; }
+  /// How many K steps one emit() may sum when both operands are read in place
+  /// (DotOperands::kSteps): a K loop around the dot then becomes one dot per
+  /// run of that many steps, so the micro-kernels keep C in registers, and
+  /// pack B, across them. 1: the strategy sums one step at a time.
+  virtual int64_t fusedKSteps(const DotOperands &dot) const {
+    (void)dot;
+    return 1;
+  }
   /// The CoreRequirements a kernel using this strategy carries.
   virtual CoreRequirements coreRequirements() const { return 0; }
   /// Whether the strategy is used only when --dot-strategy names it (a

@@ -1,4 +1,4 @@
-//===- Loops.h - Loops with constant bounds ---------------------*- C++ -*-===//
+//===- Loops.h - Loops over strips and micro-kernel steps -------*- C++ -*-===//
 //
 // The loops lowering emits, and the one place that writes LLVM's unroll
 // metadata on them: a loop over strips or micro-kernel steps is never
@@ -37,6 +37,16 @@ std::vector<llvm::Value *> emitCarryingLoop(llvm::IRBuilderBase &b, int64_t begi
 /// empty range.
 void emitConstantLoop(llvm::IRBuilderBase &b, int64_t begin, int64_t end, int64_t step,
                       const std::function<void(llvm::Value *)> &body);
+
+/// `for (iv = 0; iv < end; iv += step)` with a run-time `end` (i64), which
+/// the caller knows to be positive: the body runs at least once (a constant
+/// `end` is emitConstantLoop's). Never unrolled. For micro-kernels whose K comes from the program
+/// (a dot summing several K steps, DotOperands::kSteps).
+std::vector<llvm::Value *> emitCarryingLoopTo(llvm::IRBuilderBase &b, llvm::Value *end,
+                                              int64_t step, std::vector<llvm::Value *> values,
+                                              const CarryingBody &body);
+void emitLoopTo(llvm::IRBuilderBase &b, llvm::Value *end, int64_t step,
+                const std::function<void(llvm::Value *)> &body);
 
 /// `for (iv = 0; iv < end; iv = body(iv))` with `end` >= 1: the body runs at
 /// least once and returns the next induction variable (a step known only at
