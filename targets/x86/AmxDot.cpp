@@ -67,7 +67,7 @@ public:
       : dot_(dot), b_(dot.builder), bf16_(dot.aKind == ScalarKind::BF16),
         elementBytes_(bf16_ ? 2 : 1), pack_(4 / elementBytes_), tileK_(kRowBytes / elementBytes_),
         mp_(roundUp(dot.m, kTileRows)), np_(roundUp(dot.n, kTileRows)), kp_(roundUp(dot.k, tileK_)),
-        kCapacity_(dot.kSteps ? dot.maxKSteps * kp_ : kp_),
+        kCapacity_(dot.kSteps ? dot.maxKSteps * kp_ : kp_), tilesK_(kCapacity_ / tileK_),
         inType_(dotMemoryType(b_.getContext(), dot.aKind)),
         accType_(dotMemoryType(b_.getContext(), dot.cKind)) {}
 
@@ -139,8 +139,11 @@ private:
   }
 
   /// A's tiles read straight from where A is (its buffer, or the matrix
-  /// itself) when it is whole tiles, else from a zero-padded copy.
+  /// itself) when it is whole tiles, else from a zero-padded copy; for fused
+  /// K steps, from a copy laid out tile by tile.
   llvm::Value *operandA() {
+    if (dot_.kSteps)
+      return packATiles();
     if (dot_.m == mp_ && dot_.k == kp_) {
       aRowBytes_ = b_.CreateMul(dot_.rowStrideOfA(), b_.getInt64(elementBytes_));
       return dot_.a;
@@ -156,8 +159,41 @@ private:
     return packed;
   }
 
-  /// B in AMX's VNNI layout: row q holds K rows q*pack .. q*pack+pack-1
-  /// interleaved element by element, [b(qp, 0), b(qp+1, 0), ..., b(qp, 1), ...].
+  /// Byte offset of the tile at (tile row or column `index`, K tile `kt`) in
+  /// a copy laid out tile by tile: each tile's 16 rows of 64 bytes in a row,
+  /// the K tiles of one tile row (or column) after one another.
+  llvm::Value *tileOffset(llvm::Value *index, llvm::Value *kt) {
+    llvm::Value *tile = b_.CreateAdd(b_.CreateMul(index, b_.getInt64(tilesK_)), kt);
+    return b_.CreateMul(tile, b_.getInt64(kTileRows * kRowBytes));
+  }
+
+  /// A tile by tile (fused K steps, whole tiles only). Rows of a matrix a
+  /// power of two KiB long fall into a few L1 sets, so that the 32 rows of a
+  /// 2 x 2 block's A tiles evict each other: a tile loaded from there comes
+  /// from L2 every time. The copy is read once per K tile and row, in order.
+  llvm::Value *packATiles() {
+    auto *array = llvm::ArrayType::get(inType_, uint64_t(mp_ * kCapacity_));
+    llvm::Value *packed = dot_.allocateScratch(array, "amx.a_tiles");
+    auto *chunk = llvm::FixedVectorType::get(inType_, unsigned(tileK_));
+    llvm::Align align(elementBytes_);
+    emitConstantLoop(b_, 0, dot_.m, 1, [&](llvm::Value *row) {
+      llvm::Value *from = element(inType_, dot_.a, b_.CreateMul(row, dot_.rowStrideOfA()));
+      llvm::Value *tileRow = b_.CreateLShr(row, 4), *rowInTile = b_.CreateAnd(row, 15);
+      emitLoopTo(b_, b_.CreateUDiv(kTotal_, b_.getInt64(tileK_)), 1, [&](llvm::Value *kt) {
+        llvm::Value *v = b_.CreateAlignedLoad(
+            chunk, element(inType_, from, b_.CreateMul(kt, b_.getInt64(tileK_))), align);
+        llvm::Value *at =
+            b_.CreateAdd(tileOffset(tileRow, kt), b_.CreateMul(rowInTile, b_.getInt64(kRowBytes)));
+        b_.CreateAlignedStore(v, byteOffset(packed, at), llvm::Align(kRowBytes));
+      });
+    });
+    aRowBytes_ = nullptr;
+    return packed;
+  }
+
+  /// B in AMX's VNNI layout, tile by tile (tileOffset): row q of a tile
+  /// holds K rows q*pack .. q*pack+pack-1 of its 16 columns interleaved
+  /// element by element, [b(qp, 0), b(qp+1, 0), ..., b(qp, 1), ...].
   llvm::Value *packB() {
     int64_t rows = kCapacity_ / pack_, rowElements = np_ * pack_;
     auto *array = llvm::ArrayType::get(inType_, uint64_t(rows * rowElements));
@@ -186,9 +222,15 @@ private:
           llvm::Value *at = b_.CreateAdd(b_.CreateMul(k, dot_.rowStrideOfB()), b_.getInt64(j0));
           llvm::Value *src = element(inType_, dot_.b, at);
           rowsOfGroup.push_back(loadChunk(chunk, src, mask));
-          // The next K step's row, while this one is packed.
-          if (dot_.bNext && j0 % (kCacheLineBytes / elementBytes_) == 0)
+          // The next K step's row, or this one's rows further on, while
+          // this one is packed.
+          bool lineStart = j0 % (kCacheLineBytes / elementBytes_) == 0;
+          if (dot_.bNext && lineStart)
             prefetchLine(b_, element(inType_, dot_.bNext, at));
+          if (dot_.kSteps && lineStart)
+            prefetchLine(
+                b_, element(inType_, src,
+                            b_.CreateMul(b_.getInt64(kPackPrefetchRows), dot_.rowStrideOfB())));
         }
         llvm::Value *joined = rowsOfGroup[0];
         if (pack_ == 2) {
@@ -201,9 +243,9 @@ private:
           llvm::Value *high = b_.CreateShuffleVector(rowsOfGroup[2], rowsOfGroup[3], concat);
           joined = b_.CreateShuffleVector(low, high, interleave);
         }
-        llvm::Value *at =
-            b_.CreateAdd(b_.CreateMul(q, b_.getInt64(rowElements)), b_.getInt64(j0 * pack_));
-        b_.CreateAlignedStore(joined, element(inType_, packed, at), align);
+        llvm::Value *at = b_.CreateAdd(tileOffset(b_.getInt64(j0 / kTileRows), b_.CreateLShr(q, 4)),
+                                       b_.CreateMul(b_.CreateAnd(q, 15), b_.getInt64(kRowBytes)));
+        b_.CreateAlignedStore(joined, byteOffset(packed, at), align);
       }
     };
     int64_t groups = dot_.k / pack_;
@@ -259,19 +301,21 @@ private:
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t s = 0; s < cols; ++s)
         tileLoad(unsigned(r * 2 + s), cTile(r, s), ldc);
-    int64_t ldb = np_ * pack_ * elementBytes_;
     emitLoopTo(b_, b_.CreateUDiv(kTotal_, b_.getInt64(tileK_)), 1, [&](llvm::Value *kt) {
       for (int64_t r = 0; r < rows; ++r) {
-        llvm::Value *row = b_.CreateMul(b_.CreateAdd(ti, b_.getInt64(r)), b_.getInt64(kTileRows));
+        llvm::Value *tileRow = b_.CreateAdd(ti, b_.getInt64(r));
+        if (!aRowBytes_) {
+          tileLoad(kFirstA + unsigned(r), byteOffset(a, tileOffset(tileRow, kt)), kRowBytes);
+          continue;
+        }
+        llvm::Value *row = b_.CreateMul(tileRow, b_.getInt64(kTileRows));
         llvm::Value *at =
             b_.CreateAdd(b_.CreateMul(row, aRowBytes_), b_.CreateMul(kt, b_.getInt64(kRowBytes)));
         tileLoad(kFirstA + unsigned(r), byteOffset(a, at), aRowBytes_);
       }
       for (int64_t s = 0; s < cols; ++s) {
-        llvm::Value *packedRow = b_.CreateMul(kt, b_.getInt64(kTileRows));
-        llvm::Value *col = b_.CreateMul(b_.CreateAdd(tj, b_.getInt64(s)), b_.getInt64(kRowBytes));
-        llvm::Value *at = b_.CreateAdd(b_.CreateMul(packedRow, b_.getInt64(ldb)), col);
-        tileLoad(kFirstB + unsigned(s), byteOffset(bPacked, at), ldb);
+        llvm::Value *at = tileOffset(b_.CreateAdd(tj, b_.getInt64(s)), kt);
+        tileLoad(kFirstB + unsigned(s), byteOffset(bPacked, at), kRowBytes);
       }
       auto product = bf16_ ? llvm::Intrinsic::x86_tdpbf16ps : llvm::Intrinsic::x86_tdpbssd;
       for (int64_t r = 0; r < rows; ++r)
@@ -306,7 +350,10 @@ private:
   /// The most K rows B's packed copy holds: kp_, or every fused step's.
   int64_t kCapacity_;
   llvm::Value *kTotal_ = nullptr;
-  /// Bytes from one row of A's tiles to the next.
+  /// K tiles in a row of a tile-by-tile copy (tileOffset).
+  int64_t tilesK_;
+  /// Bytes from one row of A's tiles to the next; null when A is copied
+  /// tile by tile.
   llvm::Value *aRowBytes_ = nullptr;
   llvm::Type *inType_, *accType_;
 };

@@ -41,6 +41,11 @@ void prefetchNextRowsOfA(const DotOperands &dot, llvm::Value *step, int64_t step
 /// it never faults, wherever `ptr` points).
 void prefetchLine(llvm::IRBuilderBase &b, llvm::Value *ptr);
 
+/// How many rows of B ahead a dot of fused K steps prefetches while it packs
+/// B: rows a power of two KiB apart cross a page every row or two, where the
+/// hardware prefetchers stop, and packing then waits on L3 for every line.
+constexpr int64_t kPackPrefetchRows = 16;
+
 /// A vector register file as a micro-kernel sees it.
 struct RegisterFile {
   unsigned vectorBits;
