@@ -182,6 +182,14 @@ private:
 
   // --- Reductions (CodeGenReduce.cpp) ---
   void emitReduce(const Operation &op, llvm::Value *buffer);
+  /// Whether evaluating `v` strip by strip computes math (exp, erf, pow, ...)
+  /// through its virtual operands.
+  bool evaluatesMath(const Value *v);
+  /// Accumulators of a reduction whose strips compute math: the math's own
+  /// independent work hides the accumulator's latency, and two copies of an
+  /// inline exp already fill AVX2's 16 registers (four spilled; softmax
+  /// 4096^2 on Zen 5 at x86-64-v3: 16.2 ms with four, 14.3 with two).
+  static constexpr unsigned kMathStripWays = 2;
   /// The arithmetic of reduction `op`, and its accumulation along the last
   /// axis one row at a time: beginRow() before the row's strips,
   /// prepareStrip() and accumulateStrip() in each, finishRow() after them.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "CodeGen.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace blockc {
@@ -47,6 +48,26 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
   for (SinkState &state : states)
     if (state.reduction)
       ways = ways ? std::min(ways, state.reduction->maxWays()) : state.reduction->maxWays();
+  // Each sink's strip is evaluated once per way: math in any of them caps them.
+  auto sinkComputesMath = [&](const StripSink &sink) {
+    switch (sink.kind) {
+    case StripSink::Kind::Store:
+      return evaluatesMath(sink.op->operands[1]);
+    case StripSink::Kind::Carried:
+      return evaluatesMath(sink.op->operands[sink.carriedIndex]);
+    case StripSink::Kind::Reduce:
+      return evaluatesMath(sink.op->operands[0]);
+    case StripSink::Kind::Materialize:
+      return sink.op->opClass() == OpClass::FloatUnary ||
+             sink.op->opClass() == OpClass::FloatBinary ||
+             std::any_of(sink.op->operands.begin(), sink.op->operands.end(),
+                         [&](const Value *operand) { return evaluatesMath(operand); });
+    }
+    return false;
+  };
+  if (ways > kMathStripWays &&
+      std::any_of(group.sinks.begin(), group.sinks.end(), sinkComputesMath))
+    ways = kMathStripWays;
   ways = waysFor(shape.back(), std::max(ways, 1u));
   auto perRow = [&](const Coords &rowCoords) {
     for (SinkState &state : states)

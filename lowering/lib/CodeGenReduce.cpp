@@ -68,7 +68,26 @@ std::pair<llvm::Value *, llvm::Value *> KernelCodeGen::Reduction::step(llvm::Val
 }
 
 unsigned KernelCodeGen::Reduction::maxWays() const {
-  return isArg(op_.kind()) ? 1 : 4;
+  if (isArg(op_.kind()))
+    return 1;
+  return cg_.evaluatesMath(op_.operands[0]) ? kMathStripWays : 4;
+}
+
+bool KernelCodeGen::evaluatesMath(const Value *v) {
+  std::vector<const Value *> pending{v};
+  std::unordered_set<const Value *> seen;
+  while (!pending.empty()) {
+    const Value *x = pending.back();
+    pending.pop_back();
+    const Operation *def = x->definingOp();
+    if (!seen.insert(x).second || x->type().isScalar() || buffers_.count(x) || !def ||
+        plan_.isMaterialized(x))
+      continue;
+    if (def->opClass() == OpClass::FloatUnary || def->opClass() == OpClass::FloatBinary)
+      return true;
+    pending.insert(pending.end(), def->operands.begin(), def->operands.end());
+  }
+  return false;
 }
 
 void KernelCodeGen::Reduction::beginRow(int64_t length, unsigned ways) {

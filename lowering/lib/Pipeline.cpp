@@ -27,10 +27,11 @@
 namespace blockc {
 
 const std::vector<Stage> &pipelineStages() {
-  static const std::vector<Stage> stages = {
-      stage::SpecializeConstexprs, stage::InlineCalls,          stage::FoldConstants,
-      stage::SimplifyMasks,        stage::CanonicalizePointers, stage::FuseElementwise,
-      stage::GenerateLLVM,         stage::OptimizeLLVM,         stage::EmitMachineCode};
+  static const std::vector<Stage> stages = {stage::SpecializeConstexprs, stage::InlineCalls,
+                                            stage::FoldConstants,        stage::SimplifyMasks,
+                                            stage::CanonicalizePointers, stage::ReduceCarriedBlocks,
+                                            stage::FuseElementwise,      stage::GenerateLLVM,
+                                            stage::OptimizeLLVM,         stage::EmitMachineCode};
   return stages;
 }
 
@@ -154,6 +155,8 @@ const BlockIRPass kBlockIRPasses[] = {
      [](Module &m, const CompileOptions &options) {
        return options.canonicalizePointers && canonicalizePointers(m);
      }},
+    {stage::ReduceCarriedBlocks,
+     [](Module &m, const CompileOptions &) { return reduceCarriedBlocks(m); }},
 };
 
 } // namespace

@@ -35,5 +35,12 @@ bool simplifyMasks(Module &module);
 ///   ->  for ... iter(%p_base = %a) { %p = addptr %p_base, %offs; ...;
 ///                                    yield (addptr %p_base, %step) }
 bool canonicalizePointers(Module &module);
+/// A block a loop carries, combines with each trip's block by max, min or add
+/// and only reduces (by the matching reduction) after the loop is reduced
+/// each trip instead, and the loop carries the reduced value:
+///   for ... iter(%run = %init) { %next = max %run, %x }; reduce_max %acc
+///   ->  for ... iter(%run = reduce_max %init) {
+///         %next = max %run, (reduce_max %x) }
+bool reduceCarriedBlocks(Module &module);
 
 } // namespace blockc

@@ -37,6 +37,8 @@ inline constexpr Stage SimplifyMasks{"SimplifyMasks", StageOutput::BlockIR,
                                      "masks true in every lane disappear"};
 inline constexpr Stage CanonicalizePointers{"CanonicalizePointers", StageOutput::BlockIR,
                                             "pointer tiles carried by loops as scalar bases"};
+inline constexpr Stage ReduceCarriedBlocks{"ReduceCarriedBlocks", StageOutput::BlockIR,
+                                           "block accumulators of loops reduced every trip"};
 inline constexpr Stage FuseElementwise{"FuseElementwise", StageOutput::FusionPlan,
                                        "which block values live in scratch"};
 inline constexpr Stage GenerateLLVM{"GenerateLLVM", StageOutput::LLVMIR,
