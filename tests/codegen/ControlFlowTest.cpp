@@ -5,6 +5,9 @@
 #include "ChildProcess.h"
 #include "Reference.h"
 
+#include <cmath>
+#include <limits>
+#include <random>
 #include <sstream>
 
 using namespace blockc;
@@ -184,6 +187,110 @@ kernel @swap(%x: ptr<i32>, %y: ptr<i32>, %out: ptr<i32>, %n: i32) {
     }
     EXPECT_EQ(out[84], n % 2 ? 200 : 100) << "n=" << n;
     EXPECT_EQ(out[85], n % 2 ? 100 : 200) << "n=" << n;
+  }
+}
+
+// Block accumulators reduced after their loop (ReduceCarriedBlocks reduces them
+// every trip instead): a row's maximum and minimum with NaN and infinities among
+// the values (NaN is ignored, so an all-NaN row gives the inits), its f32 sum
+// (small integers: exact in any order) and an i32 sum that wraps, against a
+// loop over the elements; masked tails, and rows of no element at all.
+TEST(ControlFlow, BlockAccumulatorsReducedAfterTheLoop) {
+  const char *source = R"(
+kernel @rows(%x: ptr<f32>, %k: ptr<i32>, %out: ptr<f32>, %iout: ptr<i32>, %n: i32) {
+  %row = program_id 0
+  %zero = const 0 : i32
+  %block = const 16 : i32
+  %cols = arange 0, 16
+  %row_start = mul %row, %n
+  %x_row = addptr %x, %row_start
+  %k_row = addptr %k, %row_start
+  %neg_inf = const -inf : f32
+  %pos_inf = const inf : f32
+  %fzero = const 0.0 : f32
+  %izero = const 0 : i32
+  %max_init = const -inf : f32[16]
+  %min_init = const inf : f32[16]
+  %sum_init = const 0.0 : f32[16]
+  %isum_init = const 0 : i32[16]
+  %mx, %mn, %sm, %is = for %c = %zero to %n step %block
+      iter(%mx_run = %max_init, %mn_run = %min_init, %sm_run = %sum_init, %is_run = %isum_init) {
+    %offs = add %c, %cols
+    %mask = cmp lt %offs, %n
+    %xp = addptr %x_row, %offs
+    %kp = addptr %k_row, %offs
+    %for_max = load %xp, mask=%mask, other=%neg_inf
+    %for_min = load %xp, mask=%mask, other=%pos_inf
+    %for_sum = load %xp, mask=%mask, other=%fzero
+    %ints = load %kp, mask=%mask, other=%izero
+    %mx_next = max %mx_run, %for_max
+    %mn_next = min %for_min, %mn_run
+    %sm_next = add %sm_run, %for_sum
+    %is_next = add %is_run, %ints
+    yield %mx_next, %mn_next, %sm_next, %is_next
+  }
+  %row_max = reduce_max %mx, axis=0
+  %row_min = reduce_min %mn, axis=0
+  %row_sum = reduce_sum %sm, axis=0
+  %row_isum = reduce_sum %is, axis=0
+  %three = const 3 : i32
+  %at = mul %row, %three
+  %p0 = addptr %out, %at
+  store %p0, %row_max
+  %one = const 1 : i32
+  %p1 = addptr %p0, %one
+  store %p1, %row_min
+  %p2 = addptr %p1, %one
+  store %p2, %row_sum
+  %ip = addptr %iout, %row
+  store %ip, %row_isum
+}
+)";
+  auto module = compileOrFail(source);
+  ASSERT_TRUE(module);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int32_t n : {0, 1, 16, 37, 100}) {
+    constexpr int kRows = 5;
+    std::vector<float> x(size_t(kRows * std::max(n, 1)));
+    std::vector<int32_t> k(x.size());
+    std::mt19937 rng{uint32_t(n)};
+    for (int r = 0; r < kRows; ++r)
+      for (int i = 0; i < n; ++i) {
+        float v = float(int(rng() % 201) - 100);
+        if (r == 1 && i % 3 == 0)
+          v = nan; // some NaN
+        if (r == 2)
+          v = nan; // all NaN
+        if (r == 3 && i == n / 2)
+          v = i % 2 ? inf : -inf;
+        x[size_t(r * n + i)] = v;
+        k[size_t(r * n + i)] = int32_t(rng()); // sums wrap
+      }
+    std::vector<float> out(3 * kRows, -7.f);
+    std::vector<int32_t> iout(kRows, -7);
+    launch(module->kernels()[0], {kRows, 1, 1}, {x, k, out, iout, n});
+    for (int r = 0; r < kRows; ++r) {
+      float mx = -inf, mn = inf, sum = 0;
+      uint32_t isum = 0;
+      for (int i = 0; i < n; ++i) {
+        float v = x[size_t(r * n + i)];
+        if (!std::isnan(v)) {
+          mx = std::max(mx, v);
+          mn = std::min(mn, v);
+        }
+        sum += v;
+        isum += uint32_t(k[size_t(r * n + i)]);
+      }
+      std::string where = "n=" + std::to_string(n) + " row " + std::to_string(r);
+      EXPECT_EQ(out[size_t(3 * r)], mx) << where;
+      EXPECT_EQ(out[size_t(3 * r + 1)], mn) << where;
+      if (std::isnan(sum))
+        EXPECT_TRUE(std::isnan(out[size_t(3 * r + 2)])) << where;
+      else
+        EXPECT_EQ(out[size_t(3 * r + 2)], sum) << where;
+      EXPECT_EQ(iout[size_t(r)], int32_t(isum)) << where;
+    }
   }
 }
 
