@@ -52,9 +52,6 @@ struct Candidate {
   const Value *value;
   const Region *region;
   const Operation *loop; // the `for` whose body `region` is, or null
-  /// A load that nothing writes memory between: its consumers may each read
-  /// it again where one strip loop cannot serve them all.
-  bool rereadable;
 };
 
 class Planner {
@@ -128,15 +125,6 @@ public:
         plan_.reasons[it->value] = "virtual: its consumers share one strip loop";
         continue;
       }
-      // Reading a load again costs what reading its scratch copy does, and
-      // saves writing that copy (softmax's row, read for its maximum and
-      // again for exp(x - max)).
-      if (it->rereadable) {
-        plan_.reasons[it->value] = "virtual: read again by each of its consumers, as nothing "
-                                   "writes memory between them (" +
-                                   why + ")";
-        continue;
-      }
       materialize(it->value, why);
       if (finder.shareMaterialized(it->value).empty() &&
           plan_.groupOfSink.count(it->value->definingOp()))
@@ -204,8 +192,7 @@ private:
       for (size_t k = index + 1; k < u.index; ++k)
         writeBetween |= loadLike && hasSideEffects(*region.ops[k]);
     if ((costly(op) && uses.size() > 1) || writeBetween) {
-      bool rereadable = op.kind() == OpKind::Load && !op.isVolatile && !writeBetween;
-      candidates_.push_back({v, &region, loop, rereadable});
+      candidates_.push_back({v, &region, loop});
       return;
     }
     plan_.reasons[v] = uses.size() > 1 ? "virtual: recomputed by each of its " +
