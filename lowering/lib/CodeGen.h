@@ -40,6 +40,16 @@ struct Stride {
   bool isConstant(int64_t c) const { return !scale && factor == c; }
 };
 
+/// Reads of `v` in `region`, nested regions and terminators included.
+unsigned usesIn(const Region &region, const Value *v);
+
+/// The dot that updates carried value `i` of loop body `body` in place: its
+/// accumulator is the carried value, read by nothing else, and its result is
+/// yielded as the next value of that same carried value and read by nothing
+/// else (CodeGenLoops.cpp). Such a dot accumulates straight into the carried
+/// buffer, and a K loop around it may be fused into it (CodeGenKLoops.cpp).
+const Value *accumulatingDot(const Region &body, size_t i);
+
 class KernelCodeGen : private StripEmitter {
 public:
   KernelCodeGen(const Target &target, const IsaLowering &isa, llvm::Module &module,

@@ -140,13 +140,6 @@ bool definedIn(const Region &region, const Operation *op) {
                      [&](const auto &candidate) { return candidate.get() == op; });
 }
 
-unsigned usesIn(const Region &region, const Value *v) {
-  unsigned uses = 0;
-  for (const auto &op : region.ops)
-    uses += unsigned(std::count(op->operands.begin(), op->operands.end(), v));
-  return uses;
-}
-
 } // namespace
 
 std::optional<KernelCodeGen::FusibleKLoop>
@@ -168,9 +161,7 @@ KernelCodeGen::matchFusibleKLoop(const Operation &forOp) {
   for (size_t i = 0; i < carried; ++i) {
     const Value *arg = body.args[1 + i].get(), *next = yield->operands[i];
     const Operation *def = next->definingOp();
-    if (def && def->opClass() == OpClass::Dot && def->operands[2] == arg && !loop.dot &&
-        arg->type().isBlock() && definedIn(body, def) && usesIn(body, arg) == 1 &&
-        usesIn(body, next) == 1) {
+    if (!loop.dot && arg->type().isBlock() && accumulatingDot(body, i)) {
       loop.dot = def;
       loop.accumulator = i;
       continue;

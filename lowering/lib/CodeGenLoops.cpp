@@ -11,9 +11,6 @@
 
 namespace blockc {
 
-namespace {
-
-/// Reads of `v` in `region`, nested regions and terminators included.
 unsigned usesIn(const Region &region, const Value *v) {
   unsigned uses = 0;
   for (const auto &op : region.ops) {
@@ -24,10 +21,6 @@ unsigned usesIn(const Region &region, const Value *v) {
   return uses;
 }
 
-/// The dot that updates carried value `i` of loop body `body` in place: its
-/// accumulator is the carried value, read by nothing else, and its result is
-/// yielded as the next value of that same carried value and read by nothing
-/// else. Such a dot accumulates straight into the carried buffer.
 const Value *accumulatingDot(const Region &body, size_t i) {
   const Operation *yield = body.terminator();
   if (!yield || i >= yield->operands.size())
@@ -42,8 +35,6 @@ const Value *accumulatingDot(const Region &body, size_t i) {
                               [&](const auto &op) { return op.get() == dot; });
   return topLevel ? next : nullptr;
 }
-
-} // namespace
 
 KernelCodeGen::Carried KernelCodeGen::carryInBuffers(const Operation &op, size_t firstInit,
                                                      const Region &body, size_t firstArg) {
