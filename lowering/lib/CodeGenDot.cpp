@@ -58,19 +58,10 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
   const Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2];
   writeInto(acc, buffer);
   KernelStripLoops strips(*this);
-  // The two versions of a dot below run one or the other: the second reuses
-  // the scratch the first allocated, request by request.
-  std::vector<std::pair<llvm::Type *, llvm::Value *>> scratch;
-  size_t nextScratch = 0;
-  auto allocate = [&](llvm::Type *type, const std::string &name) {
-    if (nextScratch < scratch.size() && scratch[nextScratch].first == type)
-      return scratch[nextScratch++].second;
-    llvm::Value *slot = scratch_->allocate(type, name);
-    scratch.emplace_back(type, slot);
-    nextScratch = scratch.size();
-    return slot;
-  };
-  DotOperands operands = dotOperandsOf(op, buffer, allocate, &strips);
+  DotOperands operands = dotOperandsOf(
+      op, buffer,
+      [&](llvm::Type *type, const std::string &name) { return scratch_->allocate(type, name); },
+      &strips);
   const DotStrategy &strategy = *selectDotStrategy(&operands, isa_, options_.dotStrategy);
   coreRequirements_ |= strategy.coreRequirements();
 
@@ -89,39 +80,47 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
     strategy.emit(operands);
     return;
   }
+  // One dot reads its operands through phis: where they are when the tiles
+  // are whole, else from copies. Emitting the dot once for each source
+  // doubled the kernel's code and its compile time; the copies only differ
+  // in the row strides, which the in-place reads take at run time anyway.
   llvm::Value *aBuffer = inPlaceA ? nullptr : bufferOf(a, false);
   llvm::Value *bBuffer = inPlaceB ? nullptr : bufferOf(bv, false);
   llvm::Value *usable = b_.getTrue();
   for (const auto &operand : {inPlaceA, inPlaceB})
     if (operand)
       usable = b_.CreateAnd(usable, operand->usable);
-  auto *inPlace = llvm::BasicBlock::Create(ctx_, "dot.in_place", fn_);
   auto *copied = llvm::BasicBlock::Create(ctx_, "dot.copied", fn_);
-  auto *done = llvm::BasicBlock::Create(ctx_, "dot.done", fn_);
-  b_.CreateCondBr(usable, inPlace, copied);
+  auto *ready = llvm::BasicBlock::Create(ctx_, "dot.operands_ready", fn_);
+  llvm::BasicBlock *whole = b_.GetInsertBlock();
+  b_.CreateCondBr(usable, ready, copied);
 
-  b_.SetInsertPoint(inPlace);
-  operands.a = inPlaceA ? inPlaceA->first : aBuffer;
-  operands.aRowStride = inPlaceA ? inPlaceA->rowStride : nullptr;
-  operands.b = inPlaceB ? inPlaceB->first : bBuffer;
-  operands.bRowStride = inPlaceB ? inPlaceB->rowStride : nullptr;
-  operands.aNext = inPlaceA ? inPlaceA->next : nullptr;
-  operands.bNext = inPlaceB ? inPlaceB->next : nullptr;
-  strategy.emit(operands);
-  b_.CreateBr(done);
-
-  memo_.clear();
-  nextScratch = 0;
   b_.SetInsertPoint(copied);
-  operands.a = aBuffer ? aBuffer : bufferOf(a, false);
-  operands.b = bBuffer ? bBuffer : bufferOf(bv, false);
-  operands.aRowStride = operands.bRowStride = nullptr;
-  operands.aNext = operands.bNext = nullptr;
-  strategy.emit(operands);
-  b_.CreateBr(done);
+  llvm::Value *aCopy = aBuffer ? aBuffer : bufferOf(a, false);
+  llvm::Value *bCopy = bBuffer ? bBuffer : bufferOf(bv, false);
+  llvm::BasicBlock *copiedEnd = b_.GetInsertBlock();
+  b_.CreateBr(ready);
 
   memo_.clear();
-  b_.SetInsertPoint(done);
+  b_.SetInsertPoint(ready);
+  auto choose = [&](llvm::Value *inPlace, llvm::Value *copy, const char *name) {
+    llvm::PHINode *phi = b_.CreatePHI(copy->getType(), 2, name);
+    phi->addIncoming(inPlace, whole);
+    phi->addIncoming(copy, copiedEnd);
+    return phi;
+  };
+  operands.a = choose(inPlaceA ? inPlaceA->first : aBuffer, aCopy, "dot.a");
+  operands.b = choose(inPlaceB ? inPlaceB->first : bBuffer, bCopy, "dot.b");
+  operands.aRowStride =
+      choose(inPlaceA ? inPlaceA->rowStride : i64(operands.k), i64(operands.k), "dot.a_stride");
+  operands.bRowStride =
+      choose(inPlaceB ? inPlaceB->rowStride : i64(operands.n), i64(operands.n), "dot.b_stride");
+  // A copy has no next step: its prefetches read the copy, which is cached.
+  if (inPlaceA && inPlaceA->next)
+    operands.aNext = choose(inPlaceA->next, aCopy, "dot.a_next");
+  if (inPlaceB && inPlaceB->next)
+    operands.bNext = choose(inPlaceB->next, bCopy, "dot.b_next");
+  strategy.emit(operands);
 }
 
 } // namespace blockc
