@@ -12,8 +12,8 @@
 namespace blockc {
 
 KernelCodeGen::KernelCodeGen(const Target &target, const IsaLowering &isa, llvm::Module &module,
-                             const CompileOptions &options)
-    : StripEmitter(target, isa, module, options) {}
+                             const CompileOptions &options, const llvm::MCSchedModel &schedule)
+    : StripEmitter(target, isa, module, options, schedule) {}
 
 llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) {
   plan_ = plan;

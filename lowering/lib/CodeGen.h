@@ -53,7 +53,7 @@ const Value *accumulatingDot(const Region &body, size_t i);
 class KernelCodeGen : private StripEmitter {
 public:
   KernelCodeGen(const Target &target, const IsaLowering &isa, llvm::Module &module,
-                const CompileOptions &options);
+                const CompileOptions &options, const llvm::MCSchedModel &schedule);
 
   /// Emits `void @name(ptr args, i32 pid_x, pid_y, pid_z, grid_x, grid_y, grid_z)`
   /// with `plan` deciding which block values live in scratch, and the constants
@@ -200,6 +200,14 @@ private:
   /// inline exp already fill AVX2's 16 registers (four spilled; softmax
   /// 4096^2 on Zen 5 at x86-64-v3: 16.2 ms with four, 14.3 with two).
   static constexpr unsigned kMathStripWays = 2;
+  /// On an in-order core a math strip takes one way: the K1's inline exp in
+  /// two interleaved m2 strips spilled its polynomial's constants and ran no
+  /// faster per element in llvm-mca's X60 model (232 cycles for two strips,
+  /// 113 for one).
+  unsigned mathStripWays() const { return outOfOrder_ ? kMathStripWays : 1; }
+  /// Strips a store-only loop takes at a time on an in-order core: loads of
+  /// the second strip issue under the first's arithmetic.
+  static constexpr unsigned kInOrderStoreWays = 2;
   /// The arithmetic of reduction `op`, and its accumulation along the last
   /// axis one row at a time: beginRow() before the row's strips,
   /// prepareStrip() and accumulateStrip() in each, finishRow() after them.

@@ -18,6 +18,9 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
   struct SinkState {
     llvm::Value *buffer = nullptr;
     std::unique_ptr<Reduction> reduction;
+  };
+  /// What a strip of a sink computed, until it is written.
+  struct SinkStrip {
     StoreStrip store;
     llvm::Value *value = nullptr;
   };
@@ -65,54 +68,66 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
     }
     return false;
   };
-  if (ways > kMathStripWays &&
-      std::any_of(group.sinks.begin(), group.sinks.end(), sinkComputesMath))
-    ways = kMathStripWays;
+  bool computesMath = std::any_of(group.sinks.begin(), group.sinks.end(), sinkComputesMath);
+  // An in-order core overlaps only what one trip holds: its stores and
+  // loads are independent strips too (kInOrderStoreWays).
+  if (!ways && !outOfOrder_ && !computesMath)
+    ways = kInOrderStoreWays;
+  if (computesMath)
+    ways = std::min(ways, mathStripWays());
   ways = waysFor(shape.back(), std::max(ways, 1u));
   auto perRow = [&](const Coords &rowCoords) {
     for (SinkState &state : states)
       if (state.reduction)
         state.reduction->beginRow(shape.back(), ways);
-    forEachStripOfRow(shape.back(), ways, [&](llvm::Value *column, bool vector, unsigned way) {
+    // Each way's strip is evaluated before any is written (forEachStripOfRow).
+    std::vector<std::vector<SinkStrip>> strips(ways, std::vector<SinkStrip>(group.sinks.size()));
+    auto evaluate = [&](llvm::Value *column, bool vector, unsigned way) {
+      Coords coords = rowCoords;
+      coords.push_back(column);
+      for (size_t i = 0; i < group.sinks.size(); ++i) {
+        const StripSink &sink = group.sinks[i];
+        SinkStrip &strip = strips[way][i];
+        switch (sink.kind) {
+        case StripSink::Kind::Store:
+          strip.store = prepareStoreStrip(*sink.op, coords, vector);
+          break;
+        case StripSink::Kind::Reduce:
+          strip.value = states[i].reduction->prepareStrip(coords, vector);
+          break;
+        case StripSink::Kind::Materialize:
+          strip.value = eval(sink.op->result(), coords, vector);
+          break;
+        case StripSink::Kind::Carried:
+          strip.value = eval(sink.op->operands[sink.carriedIndex], coords, vector);
+          break;
+        }
+      }
+    };
+    auto commit = [&](llvm::Value *column, bool vector, unsigned way) {
       Coords coords = rowCoords;
       coords.push_back(column);
       for (size_t i = 0; i < group.sinks.size(); ++i) {
         const StripSink &sink = group.sinks[i];
         SinkState &state = states[i];
+        const SinkStrip &strip = strips[way][i];
         switch (sink.kind) {
         case StripSink::Kind::Store:
-          state.store = prepareStoreStrip(*sink.op, coords, vector);
+          commitStoreStrip(*sink.op, strip.store);
           break;
         case StripSink::Kind::Reduce:
-          state.value = state.reduction->prepareStrip(coords, vector);
+          state.reduction->accumulateStrip(strip.value, column, vector, way);
           break;
         case StripSink::Kind::Materialize:
-          state.value = eval(sink.op->result(), coords, vector);
+          storeBuffer(state.buffer, sink.op->result()->type(), coords, strip.value, vector);
           break;
         case StripSink::Kind::Carried:
-          state.value = eval(sink.op->operands[sink.carriedIndex], coords, vector);
+          storeBuffer(state.buffer, sink.carried->type(), coords, strip.value, vector);
           break;
         }
       }
-      for (size_t i = 0; i < group.sinks.size(); ++i) {
-        const StripSink &sink = group.sinks[i];
-        SinkState &state = states[i];
-        switch (sink.kind) {
-        case StripSink::Kind::Store:
-          commitStoreStrip(*sink.op, state.store);
-          break;
-        case StripSink::Kind::Reduce:
-          state.reduction->accumulateStrip(state.value, column, vector, way);
-          break;
-        case StripSink::Kind::Materialize:
-          storeBuffer(state.buffer, sink.op->result()->type(), coords, state.value, vector);
-          break;
-        case StripSink::Kind::Carried:
-          storeBuffer(state.buffer, sink.carried->type(), coords, state.value, vector);
-          break;
-        }
-      }
-    });
+    };
+    forEachStripOfRow(shape.back(), ways, evaluate, commit);
     for (size_t i = 0; i < group.sinks.size(); ++i)
       if (states[i].reduction)
         states[i].reduction->finishRow(rowCoords, states[i].buffer);

@@ -70,7 +70,7 @@ std::pair<llvm::Value *, llvm::Value *> KernelCodeGen::Reduction::step(llvm::Val
 unsigned KernelCodeGen::Reduction::maxWays() const {
   if (isArg(op_.kind()))
     return 1;
-  return cg_.evaluatesMath(op_.operands[0]) ? kMathStripWays : 4;
+  return cg_.evaluatesMath(op_.operands[0]) ? cg_.mathStripWays() : 4;
 }
 
 bool KernelCodeGen::evaluatesMath(const Value *v) {
@@ -193,11 +193,14 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
     auto perRow = [&](const Coords &rowCoords) {
       unsigned ways = waysFor(shape.back(), reduction.maxWays());
       reduction.beginRow(shape.back(), ways);
-      forEachStripOfRow(shape.back(), ways, [&](llvm::Value *column, bool vector, unsigned way) {
-        Coords coords = rowCoords;
-        coords.push_back(column);
-        reduction.accumulateStrip(reduction.prepareStrip(coords, vector), column, vector, way);
-      });
+      forEachStripOfRow(shape.back(), ways,
+                        [&](llvm::Value *column, bool vector, unsigned way) {
+                          Coords coords = rowCoords;
+                          coords.push_back(column);
+                          reduction.accumulateStrip(reduction.prepareStrip(coords, vector), column,
+                                                    vector, way);
+                        },
+                        {});
       reduction.finishRow(rowCoords, buffer);
     };
     std::vector<const Value *> masks, scalarResults;

@@ -35,10 +35,15 @@ void KernelCodeGen::emitStore(const Operation &op) {
     b_.CreateMaskedStore(vec, ptr, llvm::Align(1), mask);
     return;
   }
+  unsigned ways = !outOfOrder_ && !evaluatesMath(op.operands[1]) ? kInOrderStoreWays : 1;
   auto strips = [&] {
-    forEachStrip(ptrType.shape(), [&](const Coords &coords, bool vector) {
-      commitStoreStrip(op, prepareStoreStrip(op, coords, vector));
-    });
+    std::vector<StoreStrip> pending(ways);
+    forEachStrip(
+        ptrType.shape(), ways,
+        [&](const Coords &coords, bool vector, unsigned way) {
+          pending[way] = prepareStoreStrip(op, coords, vector);
+        },
+        [&](const Coords &, bool, unsigned way) { commitStoreStrip(op, pending[way]); });
   };
   if (isTransposable(op))
     return emitTransposableStore(op, strips);

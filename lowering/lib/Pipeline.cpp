@@ -17,6 +17,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -226,7 +227,8 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
                                 ") cannot be lowered for target '" + target.name + "': " + reason);
       return std::nullopt;
     }
-    KernelCodeGen codegen(target, *isa, llvmModule, options);
+    KernelCodeGen codegen(target, *isa, llvmModule, options,
+                          machine->getMCSubtargetInfo()->getSchedModel());
     codegen.emitKernel(fn, plans[i]);
     result.kernels.push_back({fn.name, codegen.scratchBytes(), codegen.coreRequirements()});
   }

@@ -11,9 +11,9 @@
 namespace blockc {
 
 StripEmitter::StripEmitter(const Target &target, const IsaLowering &isa, llvm::Module &module,
-                           const CompileOptions &options)
+                           const CompileOptions &options, const llvm::MCSchedModel &schedule)
     : target_(target), isa_(isa), module_(module), ctx_(module.getContext()), options_(options),
-      b_(ctx_) {}
+      outOfOrder_(schedule.isOutOfOrder()), b_(ctx_) {}
 
 llvm::Type *StripEmitter::scalarType(ScalarKind kind) {
   switch (kind) {
@@ -146,40 +146,84 @@ void StripEmitter::forEachElement(const Shape &shape,
 void StripEmitter::forEachStripOfRow(int64_t length,
                                      const std::function<void(llvm::Value *, bool)> &body) {
   forEachStripOfRow(length, 1,
-                    [&](llvm::Value *column, bool vector, unsigned) { body(column, vector); });
+                    [&](llvm::Value *column, bool vector, unsigned) { body(column, vector); }, {});
 }
 
 unsigned StripEmitter::waysFor(int64_t length, unsigned ways) const {
-  if (stripCount_.isScalable() || isa_.tailPredication() != TailPredication::LaneMask)
+  bool fixedLanes =
+      !stripCount_.isScalable() && isa_.tailPredication() == TailPredication::LaneMask;
+  // A row of vector-length strips takes its whole chunks `ways` strips at a
+  // time (forEachStripOfRow), counted here at the least lanes a strip has.
+  if (!fixedLanes && isa_.tailPredication() != TailPredication::VectorLength)
     return 1;
-  int64_t fullStrips = length / int64_t(stripCount_.getFixedValue());
+  int64_t fullStrips = length / int64_t(stripCount_.getKnownMinValue());
   return unsigned(std::clamp<int64_t>(fullStrips, 1, ways));
 }
 
-void StripEmitter::forEachStripOfRow(
-    int64_t length, unsigned ways, const std::function<void(llvm::Value *, bool, unsigned)> &body) {
+void StripEmitter::runStrips(const std::vector<StripAt> &strips, const StripBody &evaluate,
+                             const StripBody &commit) {
+  auto phase = [&](const StripBody &body) {
+    for (const StripAt &strip : strips) {
+      tailMask_ = strip.mask;
+      tailEvl_ = strip.evl;
+      memo_.clear();
+      body(strip.column, strip.vector, strip.way);
+      memo_.clear();
+    }
+    tailMask_ = tailEvl_ = nullptr;
+  };
+  phase(evaluate);
+  if (commit)
+    phase(commit);
+}
+
+void StripEmitter::forEachStripOfRow(int64_t length, unsigned ways, const StripBody &evaluate,
+                                     const StripBody &commit) {
   auto run = [&](llvm::Value *column, bool vector, llvm::Value *mask, unsigned way) {
-    tailMask_ = mask;
-    memo_.clear();
-    body(column, vector, way);
-    memo_.clear();
-    tailMask_ = nullptr;
+    runStrips({{column, vector, mask, nullptr, way}}, evaluate, commit);
   };
   if (length == 1)
     return run(i64(0), false, nullptr, 0);
   llvm::Value *lengthValue = i64(length);
   if (isa_.tailPredication() == TailPredication::VectorLength) {
-    // Strip-mined: each strip covers min(remaining, lanes) elements.
-    emitLoop(i64(0), lengthValue, [&](llvm::Value *column) {
-      tailEvl_ = b_.CreateIntrinsic(
-          llvm::Intrinsic::experimental_get_vector_length, {b_.getInt64Ty()},
-          {b_.CreateSub(lengthValue, column), b_.getInt32(stripCount_.getKnownMinValue()),
-           b_.getInt1(stripCount_.isScalable())});
-      llvm::Value *next = b_.CreateAdd(column, b_.CreateZExt(tailEvl_, b_.getInt64Ty()));
-      run(column, true, nullptr, 0);
-      tailEvl_ = nullptr;
-      return next;
+    auto vectorLengthAt = [&](llvm::Value *column) {
+      return b_.CreateIntrinsic(llvm::Intrinsic::experimental_get_vector_length, {b_.getInt64Ty()},
+                                {b_.CreateSub(lengthValue, column),
+                                 b_.getInt32(stripCount_.getKnownMinValue()),
+                                 b_.getInt1(stripCount_.isScalable())});
+    };
+    if (ways <= 1) {
+      // Strip-mined: each strip covers min(remaining, lanes) elements.
+      emitLoop(i64(0), lengthValue, [&](llvm::Value *column) {
+        llvm::Value *evl = vectorLengthAt(column);
+        runStrips({{column, true, nullptr, evl, 0}}, evaluate, commit);
+        return b_.CreateAdd(column, b_.CreateZExt(evl, b_.getInt64Ty()));
+      });
+      return;
+    }
+    // Whole chunks first, `ways` strips of every lane each and no vector
+    // length: their chains are independent, which an in-order core (the
+    // K1's X60) needs to overlap them, where one strip a trip waits on its
+    // own chain. What is left, less than a chunk, is `ways` strips of
+    // straight-line code, each of min(remaining, lanes) elements (possibly
+    // none: a vector length of 0 touches nothing).
+    llvm::Value *chunk = b_.CreateMul(stripLanes_, i64(ways));
+    llvm::Value *chunked = b_.CreateSub(lengthValue, b_.CreateURem(lengthValue, chunk));
+    emitCountedLoop(i64(0), chunked, chunk, [&](llvm::Value *j) {
+      std::vector<StripAt> strips;
+      for (unsigned way = 0; way < ways; ++way)
+        strips.push_back({way ? b_.CreateAdd(j, b_.CreateMul(stripLanes_, i64(way))) : j, true,
+                          nullptr, nullptr, way});
+      runStrips(strips, evaluate, commit);
     });
+    std::vector<StripAt> tail;
+    llvm::Value *column = chunked;
+    for (unsigned way = 0; way < ways; ++way) {
+      llvm::Value *evl = vectorLengthAt(column);
+      tail.push_back({column, true, nullptr, evl, way});
+      column = b_.CreateAdd(column, b_.CreateZExt(evl, b_.getInt64Ty()));
+    }
+    runStrips(tail, evaluate, commit);
     return;
   }
   auto activeLaneMask = [&](llvm::Value *column) {
@@ -197,20 +241,25 @@ void StripEmitter::forEachStripOfRow(
     ways = waysFor(length, ways);
     int64_t chunk = lanes * ways;
     int64_t chunked = full / chunk * chunk;
-    if (chunked == chunk)
+    auto chunkAt = [&](llvm::Value *j) {
+      std::vector<StripAt> strips;
       for (unsigned way = 0; way < ways; ++way)
-        run(i64(way * lanes), true, nullptr, way);
+        strips.push_back(
+            {way ? b_.CreateAdd(j, i64(way * lanes)) : j, true, nullptr, nullptr, way});
+      runStrips(strips, evaluate, commit);
+    };
+    if (chunked == chunk)
+      chunkAt(i64(0));
     else if (chunked > 0)
-      emitCountedLoop(i64(0), i64(chunked), i64(chunk), [&](llvm::Value *j) {
-        for (unsigned way = 0; way < ways; ++way)
-          run(way ? b_.CreateAdd(j, i64(way * lanes)) : j, true, nullptr, way);
-      });
+      emitCountedLoop(i64(0), i64(chunked), i64(chunk), chunkAt);
     // Fewer than `ways` full strips are left: straight-line code.
+    std::vector<StripAt> rest;
     unsigned way = 0;
     for (int64_t column = chunked; column < full; column += lanes)
-      run(i64(column), true, nullptr, way++);
+      rest.push_back({i64(column), true, nullptr, nullptr, way++});
     if (full < length)
-      run(i64(full), true, activeLaneMask(i64(full)), way % ways);
+      rest.push_back({i64(full), true, activeLaneMask(i64(full)), nullptr, way % ways});
+    runStrips(rest, evaluate, commit);
     return;
   }
   // Scalable: the strip width is known only at run time.
@@ -227,13 +276,24 @@ void StripEmitter::forEachStripOfRow(
 
 void StripEmitter::forEachStrip(const Shape &shape,
                                 const std::function<void(const Coords &, bool)> &body) {
+  forEachStrip(shape, 1, [&](const Coords &coords, bool vector, unsigned) { body(coords, vector); },
+               {});
+}
+
+void StripEmitter::forEachStrip(const Shape &shape, unsigned ways, const CoordsBody &evaluate,
+                                const CoordsBody &commit) {
   std::function<void(size_t, Coords &)> nest = [&](size_t dim, Coords &coords) {
     if (dim + 1 == shape.size()) {
-      forEachStripOfRow(shape.back(), [&](llvm::Value *column, bool vector) {
-        coords.push_back(column);
-        body(coords, vector);
-        coords.pop_back();
-      });
+      auto at = [&](const CoordsBody &body) -> StripBody {
+        if (!body)
+          return {};
+        return [&](llvm::Value *column, bool vector, unsigned way) {
+          coords.push_back(column);
+          body(coords, vector, way);
+          coords.pop_back();
+        };
+      };
+      forEachStripOfRow(shape.back(), waysFor(shape.back(), ways), at(evaluate), at(commit));
       return;
     }
     emitCountedLoop(i64(0), i64(shape[dim]), i64(1), [&](llvm::Value *i) {

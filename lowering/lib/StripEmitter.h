@@ -25,6 +25,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/MC/MCSchedule.h"
 
 #include <functional>
 #include <map>
@@ -49,8 +50,9 @@ std::optional<MathFn> sleefFunction(OpKind kind);
 
 class StripEmitter {
 public:
+  /// `schedule`: the scheduling model of the CPU compiled for (LLVM's).
   StripEmitter(const Target &target, const IsaLowering &isa, llvm::Module &module,
-               const CompileOptions &options);
+               const CompileOptions &options, const llvm::MCSchedModel &schedule);
 
   llvm::IRBuilder<> &builder() { return b_; }
 
@@ -92,12 +94,32 @@ public:
   /// first column; `vector` is false when the last dimension is 1 (one
   /// element per call). Sets the tail mask for the tail strip.
   void forEachStrip(const Shape &shape, const std::function<void(const Coords &, bool)> &body);
+  using CoordsBody = std::function<void(const Coords &, bool, unsigned)>;
+  /// As above, `ways` strips of a row at a time (forEachStripOfRow).
+  void forEachStrip(const Shape &shape, unsigned ways, const CoordsBody &evaluate,
+                    const CoordsBody &commit);
   void forEachStripOfRow(int64_t length, const std::function<void(llvm::Value *, bool)> &body);
-  /// As above, with the full strips of a fixed-width row taken `ways` at a
-  /// time and numbered round-robin (`way`, 0 to ways - 1), so that a loop
-  /// carrying one accumulator per way has `ways` independent chains.
-  void forEachStripOfRow(int64_t length, unsigned ways,
-                         const std::function<void(llvm::Value *, bool, unsigned)> &body);
+  /// A strip's first column, whether it is a vector, and its `way`.
+  using StripBody = std::function<void(llvm::Value *, bool, unsigned)>;
+  /// As above, with the full strips of a row taken `ways` at a time and
+  /// numbered round-robin (`way`, 0 to ways - 1), so that a loop carrying one
+  /// accumulator per way has `ways` independent chains. `evaluate` runs for
+  /// every strip of a chunk before `commit` (if any) runs for one: a chunk's
+  /// reads are not held behind its first strip's writes, which memory
+  /// dependences would otherwise keep in order.
+  void forEachStripOfRow(int64_t length, unsigned ways, const StripBody &evaluate,
+                         const StripBody &commit);
+  /// One strip of a row: where it starts, its tail mask and vector length
+  /// (null: every lane), and its way.
+  struct StripAt {
+    llvm::Value *column;
+    bool vector;
+    llvm::Value *mask, *evl;
+    unsigned way;
+  };
+  /// `evaluate` for each of `strips` in turn, then `commit` for each.
+  void runStrips(const std::vector<StripAt> &strips, const StripBody &evaluate,
+                 const StripBody &commit);
   /// How many ways a row of `length` elements takes at most `ways` in.
   unsigned waysFor(int64_t length, unsigned ways) const;
   void forEachElement(const Shape &shape, const std::function<void(const Coords &)> &body);
@@ -189,6 +211,10 @@ protected:
   llvm::Module &module_;
   llvm::LLVMContext &ctx_;
   const CompileOptions &options_;
+  /// Whether the CPU overlaps independent work across branches and loop
+  /// trips itself; an in-order core (the K1's X60) has only what the
+  /// scheduler interleaves within a basic block.
+  bool outOfOrder_;
   llvm::IRBuilder<> b_;
   llvm::Function *fn_ = nullptr;
   llvm::BasicBlock *allocaBlock_ = nullptr;
