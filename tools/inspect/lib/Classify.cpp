@@ -159,7 +159,7 @@ Classification classifyAArch64(const InstructionFacts &f) {
 
 // RISC-V: RVV instructions begin with `v`; their element width and register
 // group come from the last vsetvli. The SpacemiT IME's begin with `smt.`.
-Classification classifyRiscV(const InstructionFacts &f, const RiscvVectorType &vtype) {
+Classification classifyRiscV(const InstructionFacts &f, const RiscvState &state) {
   const std::string &m = f.mnemonic;
   if (startsWithAny(m, {"smt.vmadot", "smt."}))
     return {Category::Matrix, "ime", false, false};
@@ -169,16 +169,15 @@ Classification classifyRiscV(const InstructionFacts &f, const RiscvVectorType &v
     return {Category::VectorConfiguration, "", false, false};
   if (m.empty() || m[0] != 'v')
     return {Category::Scalar, "", false, false};
-  Classification c{Category::VectorArithmetic, vtype.text, false, false};
+  Classification c{Category::VectorArithmetic, state.vtype, false, false};
   static const std::regex wholeStore("^vs[1248]r\\.v$"), wholeLoad("^vl[1248]re[0-9]+\\.v$");
   if (std::regex_match(m, wholeStore)) {
-    // Whole-register stores and loads: what LLVM spills and reloads with.
     c.category = Category::VectorStore;
-    c.spill = true;
+    c.spill = state.addressesStack(f.operands);
     c.width = "whole registers";
   } else if (std::regex_match(m, wholeLoad)) {
     c.category = Category::VectorLoad;
-    c.reload = true;
+    c.reload = state.addressesStack(f.operands);
     c.width = "whole registers";
   } else if (startsWithAny(m, {"vluxei", "vloxei", "vluxseg", "vloxseg"}))
     c.category = Category::VectorGather;
@@ -212,24 +211,52 @@ Classification classifyRiscV(const InstructionFacts &f, const RiscvVectorType &v
 
 } // namespace
 
-bool RiscvVectorType::update(const InstructionFacts &facts) {
+bool RiscvState::update(const InstructionFacts &facts) {
+  std::vector<std::string> registers;
+  static const std::regex operand("[^,\\s]+");
+  for (auto it = std::sregex_iterator(facts.operands.begin(), facts.operands.end(), operand);
+       it != std::sregex_iterator(); ++it)
+    registers.push_back(it->str());
+  if (facts.isCall) {
+    // The callee may leave anything in the argument and temporary registers.
+    stackAddresses.clear();
+  } else if (!facts.mayStore && !facts.isBranch && !registers.empty()) {
+    // The first operand is what an instruction writes; a loaded value is
+    // not an address computed from sp, whatever the load's own address.
+    bool fromStack = !facts.mayLoad &&
+                     std::any_of(registers.begin() + 1, registers.end(), [&](const std::string &r) {
+                       return r == "sp" || stackAddresses.count(r) != 0;
+                     });
+    if (fromStack)
+      stackAddresses.insert(registers.front());
+    else
+      stackAddresses.erase(registers.front());
+  }
   if (facts.mnemonic != "vsetvli" && facts.mnemonic != "vsetivli")
     return false;
   static const std::regex type("\\b(e[0-9]+),\\s*(mf?[0-9])");
   std::smatch match;
   if (std::regex_search(facts.operands, match, type))
-    text = match[1].str() + "," + match[2].str();
+    vtype = match[1].str() + "," + match[2].str();
   return true;
 }
 
-Classification classify(Isa isa, const InstructionFacts &facts, const RiscvVectorType &vtype) {
+bool RiscvState::addressesStack(const std::string &operands) const {
+  static const std::regex base("\\(([a-z0-9]+)\\)");
+  std::smatch match;
+  if (!std::regex_search(operands, match, base))
+    return false;
+  return match[1].str() == "sp" || stackAddresses.count(match[1].str()) != 0;
+}
+
+Classification classify(Isa isa, const InstructionFacts &facts, const RiscvState &riscv) {
   switch (isa) {
   case Isa::X86:
     return classifyX86(facts);
   case Isa::AArch64:
     return classifyAArch64(facts);
   case Isa::RiscV:
-    return classifyRiscV(facts, vtype);
+    return classifyRiscV(facts, riscv);
   }
   return {};
 }

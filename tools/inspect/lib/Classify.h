@@ -10,6 +10,7 @@
 
 #include "blockc/inspect/Inspect.h"
 
+#include <set>
 #include <string>
 
 namespace blockc::inspect {
@@ -30,13 +31,23 @@ struct Classification {
   bool spill = false, reload = false;
 };
 
-/// The vector type RVV instructions run at, as the last vsetvli set it.
-struct RiscvVectorType {
-  std::string text = "e?,m?";
-  /// Reads `facts` when it is a vsetvli; returns whether it was one.
+/// What RISC-V code has set up before an instruction, as far as the
+/// instructions so far (in address order) say.
+struct RiscvState {
+  /// The vector type RVV instructions run at, as the last vsetvli set it.
+  std::string vtype = "e?,m?";
+  /// Scalar registers holding an address in the stack frame, computed from
+  /// sp (LLVM's spill slots: `csrr vlenb`, scaled, `add a2, a2, sp`). A
+  /// whole-register load or store through one is a spill or reload; through
+  /// any other register it moves data (LLVM's unmasked VLMAX loads and
+  /// stores are whole-register too).
+  std::set<std::string> stackAddresses;
+  /// Follows `facts`; returns whether it was a vsetvli.
   bool update(const InstructionFacts &facts);
+  /// Whether the memory operand of `operands`, `(reg)`, is in the stack.
+  bool addressesStack(const std::string &operands) const;
 };
 
-Classification classify(Isa isa, const InstructionFacts &facts, const RiscvVectorType &vtype);
+Classification classify(Isa isa, const InstructionFacts &facts, const RiscvState &riscv);
 
 } // namespace blockc::inspect

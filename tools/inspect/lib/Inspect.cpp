@@ -137,10 +137,11 @@ std::vector<Decoded> decode(const Machine &machine, const FunctionSymbol &functi
   return code;
 }
 
-/// Adds one instruction to `summary`; `vtype` is RVV's at that point.
+/// Adds one instruction to `summary`; `riscv` is what RISC-V code set up
+/// before it.
 void summarize(CodeSummary &summary, const Machine &machine, const Decoded &d,
-               const RiscvVectorType &vtype, const std::string &callee) {
-  Classification c = classify(machine.isa, d.facts, vtype);
+               const RiscvState &riscv, const std::string &callee) {
+  Classification c = classify(machine.isa, d.facts, riscv);
   summary.mix.add(c.category);
   if (!c.width.empty() && isVectorOrMatrix(c.category) &&
       c.category != Category::VectorConfiguration)
@@ -252,12 +253,12 @@ std::optional<Report> inspectObject(const llvm::object::ObjectFile &object,
     FunctionReport f;
     f.name = function.name;
     f.address = function.address;
-    std::vector<RiscvVectorType> vtypes(code.size());
-    RiscvVectorType vtype;
+    std::vector<RiscvState> states(code.size());
+    RiscvState state;
     for (size_t i = 0; i < code.size(); ++i) {
-      vtype.update(code[i].facts);
-      vtypes[i] = vtype;
-      summarize(f.code, *machine, code[i], vtype,
+      state.update(code[i].facts);
+      states[i] = state;
+      summarize(f.code, *machine, code[i], state,
                 code[i].facts.isCall ? calleeOf(i) : std::string());
     }
     for (const Loop &loop : findLoops(code)) {
@@ -268,7 +269,7 @@ std::optional<Report> inspectObject(const llvm::object::ObjectFile &object,
       l.innermost = loop.innermost;
       std::vector<const Decoded *> body;
       for (size_t i : loop.body) {
-        summarize(l.code, *machine, code[i], vtypes[i],
+        summarize(l.code, *machine, code[i], states[i],
                   code[i].facts.isCall ? calleeOf(i) : std::string());
         body.push_back(&code[i]);
         if (options.keepListings)
@@ -279,7 +280,7 @@ std::optional<Report> inspectObject(const llvm::object::ObjectFile &object,
         // RVV's vtype on entry: the last vsetvli before the header.
         const llvm::MCInst *entryVtype = nullptr;
         for (size_t i = loop.body.front(); i-- > 0;)
-          if (RiscvVectorType().update(code[i].facts)) {
+          if (RiscvState().update(code[i].facts)) {
             entryVtype = &code[i].inst;
             break;
           }
