@@ -153,8 +153,12 @@ unsigned StripEmitter::waysFor(int64_t length, unsigned ways) const {
   bool fixedLanes =
       !stripCount_.isScalable() && isa_.tailPredication() == TailPredication::LaneMask;
   // A row of vector-length strips takes its whole chunks `ways` strips at a
-  // time (forEachStripOfRow), counted here at the least lanes a strip has.
-  if (!fixedLanes && isa_.tailPredication() != TailPredication::VectorLength)
+  // time (forEachStripOfRow), counted here at the least lanes a strip has;
+  // not when a strip is already a group of four or eight registers
+  // (kMaxLanesPerWay): two of those and their temporaries spill.
+  bool narrowVectorLength = isa_.tailPredication() == TailPredication::VectorLength &&
+                            stripCount_.getKnownMinValue() <= kMaxLanesPerWay;
+  if (!fixedLanes && !narrowVectorLength)
     return 1;
   int64_t fullStrips = length / int64_t(stripCount_.getKnownMinValue());
   return unsigned(std::clamp<int64_t>(fullStrips, 1, ways));
@@ -166,11 +170,13 @@ void StripEmitter::runStrips(const std::vector<StripAt> &strips, const StripBody
     for (const StripAt &strip : strips) {
       tailMask_ = strip.mask;
       tailEvl_ = strip.evl;
+      evlCoversStrip_ = strip.whole;
       memo_.clear();
       body(strip.column, strip.vector, strip.way);
       memo_.clear();
     }
     tailMask_ = tailEvl_ = nullptr;
+    evlCoversStrip_ = false;
   };
   phase(evaluate);
   if (commit)
@@ -201,19 +207,20 @@ void StripEmitter::forEachStripOfRow(int64_t length, unsigned ways, const StripB
       });
       return;
     }
-    // Whole chunks first, `ways` strips of every lane each and no vector
-    // length: their chains are independent, which an in-order core (the
-    // K1's X60) needs to overlap them, where one strip a trip waits on its
-    // own chain. What is left, less than a chunk, is `ways` strips of
-    // straight-line code, each of min(remaining, lanes) elements (possibly
-    // none: a vector length of 0 touches nothing).
+    // Whole chunks first, `ways` strips of every lane each: their chains
+    // are independent, which an in-order core (the K1's X60) needs to
+    // overlap them, where one strip a trip waits on its own chain. What is
+    // left, less than a chunk, is `ways` strips of straight-line code, each
+    // of min(remaining, lanes) elements (possibly none: a vector length of 0
+    // touches nothing).
     llvm::Value *chunk = b_.CreateMul(stripLanes_, i64(ways));
     llvm::Value *chunked = b_.CreateSub(lengthValue, b_.CreateURem(lengthValue, chunk));
+    llvm::Value *everyLane = b_.CreateTrunc(stripLanes_, b_.getInt32Ty());
     emitCountedLoop(i64(0), chunked, chunk, [&](llvm::Value *j) {
       std::vector<StripAt> strips;
       for (unsigned way = 0; way < ways; ++way)
         strips.push_back({way ? b_.CreateAdd(j, b_.CreateMul(stripLanes_, i64(way))) : j, true,
-                          nullptr, nullptr, way});
+                          nullptr, everyLane, way, true});
       runStrips(strips, evaluate, commit);
     });
     std::vector<StripAt> tail;

@@ -116,10 +116,16 @@ public:
     bool vector;
     llvm::Value *mask, *evl;
     unsigned way;
+    /// `evl` is every lane of the strip.
+    bool whole = false;
   };
   /// `evaluate` for each of `strips` in turn, then `commit` for each.
   void runStrips(const std::vector<StripAt> &strips, const StripBody &evaluate,
                  const StripBody &commit);
+  /// The most lanes (times vscale) a vector-length strip may have for its
+  /// row to take several ways: 4 is RVV's m2 for 32-bit elements. An i32 to
+  /// f16 cast in m8 strips two ways spilled on every strip.
+  static constexpr unsigned kMaxLanesPerWay = 4;
   /// How many ways a row of `length` elements takes at most `ways` in.
   unsigned waysFor(int64_t length, unsigned ways) const;
   void forEachElement(const Shape &shape, const std::function<void(const Coords &)> &body);
@@ -227,6 +233,10 @@ protected:
   /// The vector length (i32) of the strip being emitted when the ISA
   /// strip-mines by vector length; null otherwise.
   llvm::Value *tailEvl_ = nullptr;
+  /// Whether tailEvl_ is every lane of the strip (a whole chunk's strips
+  /// keep the vector-predicated accesses of the tail, which LLVM lowers for
+  /// every element type, but need no lane mask).
+  bool evlCoversStrip_ = false;
   /// Per-strip memo of evaluated values, keyed by value and coordinates:
   /// cleared whenever a loop here starts another strip or element.
   std::map<std::tuple<const Value *, bool, llvm::SmallVector<llvm::Value *, 3>>, llvm::Value *>

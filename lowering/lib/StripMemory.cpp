@@ -23,7 +23,7 @@ void setPointerAlignment(llvm::CallInst *call, unsigned operand, llvm::Align ali
 } // namespace
 
 llvm::Value *StripEmitter::activeLanes() {
-  if (tailMask_ || !tailEvl_)
+  if (tailMask_ || !tailEvl_ || evlCoversStrip_)
     return tailMask_;
   llvm::Type *i32 = b_.getInt32Ty();
   return b_.CreateICmpULT(b_.CreateStepVector(vectorOf(i32)), splat(tailEvl_));
