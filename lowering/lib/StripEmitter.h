@@ -188,6 +188,9 @@ public:
   // --- Math (MathLowering.cpp; exp, exp2, log, tanh and erf inline, InlineMath.cpp) ---
   /// f32 exp (or exp2 with `base2`) of a scalar or strip as inline code.
   llvm::Value *inlineExp(llvm::Value *x, bool base2);
+  /// exp without the branch to the normal range's shorter code.
+  llvm::Value *wholeRangeExp(llvm::Value *x, bool base2);
+  std::pair<llvm::Value *, llvm::Value *> expParts(llvm::Value *x, bool base2);
   /// f32 natural log, tanh and erf of a scalar or strip as inline code.
   llvm::Value *inlineLog(llvm::Value *x);
   llvm::Value *inlineTanh(llvm::Value *x);
