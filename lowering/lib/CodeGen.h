@@ -205,8 +205,12 @@ private:
   /// faster per element in llvm-mca's X60 model (232 cycles for two strips,
   /// 113 for one).
   unsigned mathStripWays() const { return outOfOrder_ ? kMathStripWays : 1; }
-  /// Strips a store-only loop takes at a time on an in-order core: loads of
-  /// the second strip issue under the first's arithmetic.
+  /// Strips a loop of stores and no reduction takes at a time: on an
+  /// in-order core two, whose loads issue under each other's arithmetic,
+  /// unless they compute math (mathStripWays); one elsewhere.
+  unsigned storeStripWays(bool computesMath) const {
+    return !outOfOrder_ && !computesMath ? kInOrderStoreWays : 1;
+  }
   static constexpr unsigned kInOrderStoreWays = 2;
   /// The arithmetic of reduction `op`, and its accumulation along the last
   /// axis one row at a time: beginRow() before the row's strips,

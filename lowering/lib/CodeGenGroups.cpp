@@ -69,10 +69,10 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
     return false;
   };
   bool computesMath = std::any_of(group.sinks.begin(), group.sinks.end(), sinkComputesMath);
-  // An in-order core overlaps only what one trip holds: its stores and
-  // loads are independent strips too (kInOrderStoreWays).
-  if (!ways && !outOfOrder_ && !computesMath)
-    ways = kInOrderStoreWays;
+  // An in-order core overlaps only what one trip holds: a group of stores
+  // takes independent strips too.
+  if (!ways)
+    ways = storeStripWays(computesMath);
   if (computesMath)
     ways = std::min(ways, mathStripWays());
   ways = waysFor(shape.back(), std::max(ways, 1u));

@@ -35,7 +35,7 @@ void KernelCodeGen::emitStore(const Operation &op) {
     b_.CreateMaskedStore(vec, ptr, llvm::Align(1), mask);
     return;
   }
-  unsigned ways = !outOfOrder_ && !evaluatesMath(op.operands[1]) ? kInOrderStoreWays : 1;
+  unsigned ways = storeStripWays(evaluatesMath(op.operands[1]));
   auto strips = [&] {
     std::vector<StoreStrip> pending(ways);
     forEachStrip(

@@ -3,6 +3,7 @@
 
 #include <initializer_list>
 #include <regex>
+#include <sstream>
 #include <string_view>
 
 namespace blockc::inspect {
@@ -212,15 +213,17 @@ Classification classifyRiscV(const InstructionFacts &f, const RiscvState &state)
 } // namespace
 
 bool RiscvState::update(const InstructionFacts &facts) {
-  std::vector<std::string> registers;
-  static const std::regex operand("[^,\\s]+");
-  for (auto it = std::sregex_iterator(facts.operands.begin(), facts.operands.end(), operand);
-       it != std::sregex_iterator(); ++it)
-    registers.push_back(it->str());
   if (facts.isCall) {
     // The callee may leave anything in the argument and temporary registers.
     stackAddresses.clear();
-  } else if (!facts.mayStore && !facts.isBranch && !registers.empty()) {
+  } else if (!facts.mayStore && !facts.isBranch) {
+    std::vector<std::string> registers;
+    std::istringstream operands(facts.operands);
+    for (std::string operand; std::getline(operands, operand, ',');)
+      if (size_t first = operand.find_first_not_of(" \t"); first != std::string::npos)
+        registers.push_back(operand.substr(first, operand.find_last_not_of(" \t") - first + 1));
+    if (registers.empty())
+      return false;
     // The first operand is what an instruction writes; a loaded value is
     // not an address computed from sp, whatever the load's own address.
     bool fromStack = !facts.mayLoad &&
