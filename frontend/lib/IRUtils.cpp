@@ -74,6 +74,16 @@ bool hasSideEffects(const Operation &op) {
   return false;
 }
 
+bool writesMemory(const Operation &op) {
+  if (op.kind() == OpKind::Store || isAtomic(op) || op.kind() == OpKind::Call)
+    return true;
+  for (const auto &region : op.regions)
+    for (const auto &inner : region->ops)
+      if (writesMemory(*inner))
+        return true;
+  return false;
+}
+
 bool isAtomic(const Operation &op) {
   return op.opClass() == OpClass::AtomicRMW || op.opClass() == OpClass::AtomicCas;
 }

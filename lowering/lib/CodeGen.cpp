@@ -2,6 +2,7 @@
 #include "CodeGen.h"
 
 #include "StripDemand.h"
+#include "blockc/frontend/IRUtils.h"
 #include "blockc/lowering/Loops.h"
 
 #include "llvm/IR/Intrinsics.h"
@@ -87,6 +88,8 @@ void KernelCodeGen::emitRegion(const Region &region) {
 }
 
 void KernelCodeGen::emitOp(const Operation &op) {
+  if (!memoryMayBeWritten_ && writesMemory(op))
+    memoryMayBeWritten_ = true;
   if (const StripGroup *group = plan_.anchoredAt(op))
     return emitStripGroup(*group);
   if (plan_.deferredBy(op))

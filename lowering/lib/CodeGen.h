@@ -396,6 +396,11 @@ private:
   /// Non-temporal stores are weakly ordered: a kernel that issued one fences
   /// before it returns, so the launcher's barrier publishes its output.
   bool emittedStreamingStore_ = false;
+  /// Whether a store or atomic may have run before the op being emitted, in
+  /// program order (a loop's writes count from its start, for its next
+  /// trip): until then, a dot's operands read in place hold what they held
+  /// when the launch began, so programs may share their packed copies.
+  bool memoryMayBeWritten_ = false;
   CoreRequirements coreRequirements_ = 0;
 };
 

@@ -120,6 +120,10 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
     operands.aNext = choose(inPlaceA->next, aCopy, "dot.a_next");
   if (inPlaceB && inPlaceB->next)
     operands.bNext = choose(inPlaceB->next, bCopy, "dot.b_next");
+  // A copy lives in this program's scratch: its address says nothing of
+  // what it holds.
+  if (inPlaceB && !memoryMayBeWritten_)
+    operands.bShareable = choose(b_.getTrue(), b_.getFalse(), "dot.b_shareable");
   strategy.emit(operands);
 }
 

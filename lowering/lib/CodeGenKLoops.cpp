@@ -364,6 +364,8 @@ llvm::Value *KernelCodeGen::emitFusedKTrips(const Operation &forOp, const Fusibl
     operands.b = b->first;
     operands.bRowStride = b->rowStride;
     operands.kSteps = count;
+    if (!memoryMayBeWritten_)
+      operands.bShareable = b_.getTrue();
     operands.maxKSteps = maxSteps;
     strategy.emit(operands);
   }

@@ -1,6 +1,8 @@
 //===- DotKernels.cpp - Dot strategies shared between ISAs ----------------===//
 #include "blockc/lowering/DotKernels.h"
 
+#include "blockc/lowering/Compiler.h"
+
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Module.h"
 
@@ -99,6 +101,83 @@ void prefetchNextRowsOfA(const DotOperands &dot, llvm::Value *step, int64_t step
     for (int64_t offset = 0; offset < rowBytes; offset += kCacheLineBytes)
       prefetchLine(b, b.CreateGEP(b.getInt8Ty(), start, b.getInt64(offset)));
   }
+}
+
+namespace {
+
+/// FNV-1a: a layout number that stays the same from one compiler run to the
+/// next, so that two dots of a kernel that pack the same way share.
+uint64_t layoutNumber(const PackedLayout &layout) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  auto mix = [&](uint64_t word) {
+    for (int byte = 0; byte < 8; ++byte) {
+      hash ^= (word >> (8 * byte)) & 0xff;
+      hash *= 0x100000001b3ull;
+    }
+  };
+  for (const char *c = layout.packing; *c; ++c)
+    mix(uint64_t(uint8_t(*c)));
+  mix(uint64_t(layout.element));
+  for (int64_t extent : layout.shape)
+    mix(uint64_t(extent));
+  return hash;
+}
+
+} // namespace
+
+llvm::Value *packSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t bytes,
+                         llvm::Value *rows, const PackedLayout &layout,
+                         const std::function<void(llvm::Value *destination)> &pack) {
+  if (!dot.bShareable) {
+    pack(scratch);
+    return scratch;
+  }
+  llvm::IRBuilderBase &b = dot.builder;
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::Module &module = *fn->getParent();
+  auto *i64 = b.getInt64Ty();
+  llvm::FunctionCallee lookup = module.getOrInsertFunction(
+      kPackedOperandFunction,
+      llvm::FunctionType::get(b.getPtrTy(), {b.getPtrTy(), i64, i64, i64, i64, b.getPtrTy()},
+                              false));
+  if (auto *callee = llvm::dyn_cast<llvm::Function>(lookup.getCallee()))
+    callee->setDoesNotThrow();
+  llvm::Value *filledSlot = dot.allocateScratch(b.getInt32Ty(), "dot.b_packed_before");
+  int64_t elementBytes = int64_t(dotMemoryType(ctx, dot.bKind)->getPrimitiveSizeInBits() / 8);
+
+  auto *ask = llvm::BasicBlock::Create(ctx, "dot.b_shared", fn);
+  auto *decided = llvm::BasicBlock::Create(ctx, "dot.b_destination", fn);
+  auto *packing = llvm::BasicBlock::Create(ctx, "dot.b_pack", fn);
+  auto *packed = llvm::BasicBlock::Create(ctx, "dot.b_packed", fn);
+  llvm::BasicBlock *entry = b.GetInsertBlock();
+  b.CreateCondBr(dot.bShareable, ask, decided);
+
+  b.SetInsertPoint(ask);
+  llvm::Value *shared =
+      b.CreateCall(lookup, {dot.b, b.CreateMul(dot.rowStrideOfB(), b.getInt64(elementBytes)), rows,
+                            b.getInt64(layoutNumber(layout)), b.getInt64(bytes), filledSlot});
+  llvm::Value *hasShared = b.CreateIsNotNull(shared);
+  llvm::Value *wasPacked = b.CreateAnd(
+      hasShared, b.CreateICmpNE(b.CreateLoad(b.getInt32Ty(), filledSlot), b.getInt32(0)));
+  llvm::Value *sharedOrScratch = b.CreateSelect(hasShared, shared, scratch);
+  llvm::BasicBlock *askEnd = b.GetInsertBlock();
+  b.CreateBr(decided);
+
+  b.SetInsertPoint(decided);
+  llvm::PHINode *destination = b.CreatePHI(b.getPtrTy(), 2, "dot.b_packed_at");
+  destination->addIncoming(scratch, entry);
+  destination->addIncoming(sharedOrScratch, askEnd);
+  llvm::PHINode *alreadyPacked = b.CreatePHI(b.getInt1Ty(), 2, "dot.b_already_packed");
+  alreadyPacked->addIncoming(b.getFalse(), entry);
+  alreadyPacked->addIncoming(wasPacked, askEnd);
+  b.CreateCondBr(alreadyPacked, packed, packing);
+
+  b.SetInsertPoint(packing);
+  pack(destination);
+  b.CreateBr(packed);
+  b.SetInsertPoint(packed);
+  return destination;
 }
 
 namespace {

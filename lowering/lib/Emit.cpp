@@ -162,7 +162,7 @@ bool checkRuntimeSymbols(const std::string &object, const Target &target,
   bool readable = forEachUndefinedSymbol(object, error, [&](llvm::StringRef name) {
     if (name.starts_with("Sleef_") || llvm::is_contained(kMemoryFunctions, name) ||
         llvm::is_contained(kLibmFunctions, name) || name == "_GLOBAL_OFFSET_TABLE_" ||
-        name == kScratchArenaFunction || name == kPrintFunction ||
+        name == kScratchArenaFunction || name == kPrintFunction || name == kPackedOperandFunction ||
         llvm::is_contained(processProvided, std::string_view(name)))
       return true;
     error = "internal error: the code generated for target '" + target.name + "' calls '" +

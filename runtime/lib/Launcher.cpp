@@ -13,6 +13,7 @@
 #include "GridOrder.h"
 #include "LastError.h"
 #include "LaunchErrors.h"
+#include "OperandCache.h"
 #include "ScratchArena.h"
 #include "ThreadPinning.h"
 #include "ThreadStack.h"
@@ -38,6 +39,7 @@ struct Launch {
   uint64_t scratchBytes; // 0: unknown, nothing checked
   const char *name;      // null: unknown
   LaunchTrace *trace;    // null: not traced
+  uint64_t epoch;        // names the launch to blockc_packed_operand
 
   /// The kernel's scratch on each program's stack, and in its thread's arena:
   /// one of them is 0 (blockc_scratch_arena in runtime.h).
@@ -57,8 +59,10 @@ bool stackFits(const Launch &launch, uint64_t &left) {
   return left >= launch.stackScratchBytes() + BLOCKC_STACK_RESERVE_BYTES;
 }
 
-template <typename Order> void runProgram(const Launch &launch, const Order &order, int64_t flat) {
+template <typename Order>
+void runProgram(const Launch &launch, const Order &order, int64_t flat, OperandCacheScope &cache) {
   ProgramId id = order(flat);
+  cache.programStarts();
   launch.kernel(launch.args, id.x, id.y, id.z, launch.gridX, launch.gridY, launch.gridZ);
 }
 
@@ -67,6 +71,7 @@ template <typename Order> void runProgram(const Launch &launch, const Order &ord
 /// setting that belongs to the application.
 template <typename Order, typename Recorder>
 void runShareOfLoop(const Launch &launch, const Order &order, Recorder &recorder) {
+  OperandCacheScope cache(launch.epoch);
   const int64_t programs = launch.programs;
   const int chunk = launch.options.chunk_size;
   switch (launch.options.schedule) {
@@ -78,7 +83,7 @@ void runShareOfLoop(const Launch &launch, const Order &order, Recorder &recorder
 #pragma omp for schedule(dynamic, autoChunk) nowait
     for (int64_t flat = 0; flat < programs; ++flat) {
       recorder.program(flat);
-      runProgram(launch, order, flat);
+      runProgram(launch, order, flat, cache);
     }
     break;
   }
@@ -87,7 +92,7 @@ void runShareOfLoop(const Launch &launch, const Order &order, Recorder &recorder
 #pragma omp for schedule(dynamic, dynamicChunk) nowait
     for (int64_t flat = 0; flat < programs; ++flat) {
       recorder.program(flat);
-      runProgram(launch, order, flat);
+      runProgram(launch, order, flat, cache);
     }
     break;
   }
@@ -96,7 +101,7 @@ void runShareOfLoop(const Launch &launch, const Order &order, Recorder &recorder
 #pragma omp for schedule(guided, minimumChunk) nowait
     for (int64_t flat = 0; flat < programs; ++flat) {
       recorder.program(flat);
-      runProgram(launch, order, flat);
+      runProgram(launch, order, flat, cache);
     }
     break;
   }
@@ -107,13 +112,13 @@ void runShareOfLoop(const Launch &launch, const Order &order, Recorder &recorder
 #pragma omp for schedule(static) nowait
       for (int64_t flat = 0; flat < programs; ++flat) {
         recorder.program(flat);
-        runProgram(launch, order, flat);
+        runProgram(launch, order, flat, cache);
       }
     } else {
 #pragma omp for schedule(static, chunk) nowait
       for (int64_t flat = 0; flat < programs; ++flat) {
         recorder.program(flat);
-        runProgram(launch, order, flat);
+        runProgram(launch, order, flat, cache);
       }
     }
     break;
@@ -176,9 +181,10 @@ int runOnCallingThread(const Launch &launch, const Order &order) {
   if (!threadIsReady(launch, 0, core, pin, failures))
     return failures.report(launch.name, launch.stackScratchBytes());
   Recorder recorder(launch.trace, 0);
+  OperandCacheScope cache(launch.epoch);
   for (int64_t flat = 0; flat < launch.programs; ++flat) {
     recorder.program(flat);
-    runProgram(launch, order, flat);
+    runProgram(launch, order, flat, cache);
   }
   recorder.finish();
   checkArenaShortfall(0, failures);
@@ -333,6 +339,8 @@ extern "C" int blockc_launch_kernel(blockc_kernel_fn kernel, void **args, blockc
   }
   if (int status = blockc_launch_options_check(options))
     return status;
+  if (int status = checkOperandCacheEnvironment())
+    return status;
   // Before the empty-grid return, as the options are: a kernel that cannot
   // run on this machine is reported at its first launch, whatever its grid.
   blockc_launch_options placed;
@@ -340,8 +348,9 @@ extern "C" int blockc_launch_kernel(blockc_kernel_fn kernel, void **args, blockc
   if (int status =
           placeByRequirements(known.name, known.core_requirements, *options, placed, effective))
     return status;
-  Launch launch{kernel,   args,       int32_t(grid.x),     int32_t(grid.y), int32_t(grid.z),
-                programs, *effective, known.scratch_bytes, known.name,      nullptr};
+  Launch launch{kernel,          args,     int32_t(grid.x), int32_t(grid.y),
+                int32_t(grid.z), programs, *effective,      known.scratch_bytes,
+                known.name,      nullptr,  newLaunchEpoch()};
   if (__builtin_expect(traceMayBeOn(), 0))
     return runTraced(launch, grid);
   if (programs == 0)

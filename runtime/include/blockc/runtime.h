@@ -46,6 +46,22 @@ typedef void (*blockc_kernel_fn)(void **args, int32_t pid_x, int32_t pid_y, int3
  * calling thread says why. A thread's arena is freed when the thread exits. */
 void *blockc_scratch_arena(uint64_t bytes);
 
+/* Kernel ABI: a dot operand packed into its micro-kernel's layout (B in AMX's
+ * VNNI pairs, say) that the programs of one launch running on one thread
+ * share, so that the programs reading the same panel of a matrix pack it once.
+ * The key names the packed contents: `source` and `row_stride` (bytes) address
+ * the panel in the matrix, `rows` is how many of its rows were packed, and
+ * `layout` says how (a number the compiler derives from the packing and the
+ * block shape). Returns `bytes` of memory, 64-byte aligned, and sets *filled
+ * to 1 when a program of this launch on this thread already packed that key
+ * there, to 0 when the caller must pack it now. NULL when there is nothing to
+ * share: outside a launch (a program called directly), with the cache off
+ * (BLOCKC_OPERAND_CACHE=0), or when it cannot hold `bytes` besides what the
+ * running program holds; the caller then packs into its own scratch. The
+ * memory stays the caller's until its program returns. */
+void *blockc_packed_operand(const void *source, int64_t row_stride, int64_t rows,
+                            uint64_t layout, uint64_t bytes, int32_t *filled);
+
 /* How blockc_print shows one value: the low 4 bits pick the format, the high
  * 4 bits give the value's width in bytes (digits of a float, of hex). */
 enum blockc_print_format {

@@ -117,6 +117,9 @@ std::unique_ptr<JitModule> JitModule::link(const Module &module, const std::stri
   runtimeSymbols[lljit.mangleAndIntern(kPrintFunction)] = {
       llvm::orc::ExecutorAddr::fromPtr(&blockc_print),
       llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  runtimeSymbols[lljit.mangleAndIntern(kPackedOperandFunction)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&blockc_packed_operand),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   if (llvm::Error e =
           lljit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtimeSymbols)))) {
     diags.error({}, "JIT: " + llvm::toString(std::move(e)));

@@ -34,6 +34,10 @@ bool eraseDeadOps(Region &region);
 /// True for ops that write memory or contain ops that do.
 bool hasSideEffects(const Operation &op);
 
+/// True for ops that may write memory (stores, atomics, calls) or contain
+/// ops that may.
+bool writesMemory(const Operation &op);
+
 /// True for the atomic read-modify-write ops and compare-and-swap: they read
 /// and write memory, and their result is the value they found there.
 bool isAtomic(const Operation &op);

@@ -72,6 +72,11 @@ constexpr uint64_t kMaxStackScratchBytes = uint64_t(256) << 10;
 /// blockc_scratch_arena in blockc/runtime.h.
 inline constexpr const char *kScratchArenaFunction = "blockc_scratch_arena";
 
+/// The runtime function through which the programs of a launch on one thread
+/// share a dot operand's packed panel: blockc_packed_operand in
+/// blockc/runtime.h.
+inline constexpr const char *kPackedOperandFunction = "blockc_packed_operand";
+
 /// The runtime function a kernel's `print` calls once per element:
 /// blockc_print in blockc/runtime.h. Its format bytes hold a PrintFormat in
 /// the low 4 bits and the value's width in bytes in the high 4: part of the
