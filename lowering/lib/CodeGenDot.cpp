@@ -122,8 +122,6 @@ void KernelCodeGen::emitDot(const Operation &op, llvm::Value *buffer) {
     operands.bNext = choose(inPlaceB->next, bCopy, "dot.b_next");
   // A copy lives in this program's scratch: its address says nothing of
   // what it holds.
-  if (inPlaceA && !memoryMayBeWritten_)
-    operands.aShareable = choose(b_.getTrue(), b_.getFalse(), "dot.a_shareable");
   if (inPlaceB && !memoryMayBeWritten_)
     operands.bShareable = choose(b_.getTrue(), b_.getFalse(), "dot.b_shareable");
   strategy.emit(operands);

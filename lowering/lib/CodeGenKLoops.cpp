@@ -365,7 +365,7 @@ llvm::Value *KernelCodeGen::emitFusedKTrips(const Operation &forOp, const Fusibl
     operands.bRowStride = b->rowStride;
     operands.kSteps = count;
     if (!memoryMayBeWritten_)
-      operands.aShareable = operands.bShareable = b_.getTrue();
+      operands.bShareable = b_.getTrue();
     operands.maxKSteps = maxSteps;
     strategy.emit(operands);
   }

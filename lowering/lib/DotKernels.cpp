@@ -125,12 +125,10 @@ uint64_t layoutNumber(const PackedLayout &layout) {
 
 } // namespace
 
-llvm::Value *packShared(const DotOperands &dot, DotOperand operand, llvm::Value *scratch,
-                        uint64_t bytes, llvm::Value *extent, const PackedLayout &layout,
-                        const std::function<void(llvm::Value *destination)> &pack) {
-  bool isA = operand == DotOperand::A;
-  llvm::Value *shareable = isA ? dot.aShareable : dot.bShareable;
-  if (!shareable) {
+llvm::Value *packSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t bytes,
+                         llvm::Value *rows, const PackedLayout &layout,
+                         const std::function<void(llvm::Value *destination)> &pack) {
+  if (!dot.bShareable) {
     pack(scratch);
     return scratch;
   }
@@ -145,23 +143,19 @@ llvm::Value *packShared(const DotOperands &dot, DotOperand operand, llvm::Value 
                               false));
   if (auto *callee = llvm::dyn_cast<llvm::Function>(lookup.getCallee()))
     callee->setDoesNotThrow();
-  std::string prefix = isA ? "dot.a_" : "dot.b_";
-  llvm::Value *filledSlot = dot.allocateScratch(b.getInt32Ty(), prefix + "packed_before");
-  llvm::Value *source = isA ? dot.a : dot.b;
-  llvm::Value *rowStride = isA ? dot.rowStrideOfA() : dot.rowStrideOfB();
-  int64_t elementBytes =
-      int64_t(dotMemoryType(ctx, isA ? dot.aKind : dot.bKind)->getPrimitiveSizeInBits() / 8);
+  llvm::Value *filledSlot = dot.allocateScratch(b.getInt32Ty(), "dot.b_packed_before");
+  int64_t elementBytes = int64_t(dotMemoryType(ctx, dot.bKind)->getPrimitiveSizeInBits() / 8);
 
-  auto *ask = llvm::BasicBlock::Create(ctx, prefix + "shared", fn);
-  auto *decided = llvm::BasicBlock::Create(ctx, prefix + "destination", fn);
-  auto *packing = llvm::BasicBlock::Create(ctx, prefix + "pack", fn);
-  auto *packed = llvm::BasicBlock::Create(ctx, prefix + "packed", fn);
+  auto *ask = llvm::BasicBlock::Create(ctx, "dot.b_shared", fn);
+  auto *decided = llvm::BasicBlock::Create(ctx, "dot.b_destination", fn);
+  auto *packing = llvm::BasicBlock::Create(ctx, "dot.b_pack", fn);
+  auto *packed = llvm::BasicBlock::Create(ctx, "dot.b_packed", fn);
   llvm::BasicBlock *entry = b.GetInsertBlock();
-  b.CreateCondBr(shareable, ask, decided);
+  b.CreateCondBr(dot.bShareable, ask, decided);
 
   b.SetInsertPoint(ask);
   llvm::Value *shared =
-      b.CreateCall(lookup, {source, b.CreateMul(rowStride, b.getInt64(elementBytes)), extent,
+      b.CreateCall(lookup, {dot.b, b.CreateMul(dot.rowStrideOfB(), b.getInt64(elementBytes)), rows,
                             b.getInt64(layoutNumber(layout)), b.getInt64(bytes), filledSlot});
   llvm::Value *hasShared = b.CreateIsNotNull(shared);
   llvm::Value *wasPacked = b.CreateAnd(
@@ -171,10 +165,10 @@ llvm::Value *packShared(const DotOperands &dot, DotOperand operand, llvm::Value 
   b.CreateBr(decided);
 
   b.SetInsertPoint(decided);
-  llvm::PHINode *destination = b.CreatePHI(b.getPtrTy(), 2, prefix + "packed_at");
+  llvm::PHINode *destination = b.CreatePHI(b.getPtrTy(), 2, "dot.b_packed_at");
   destination->addIncoming(scratch, entry);
   destination->addIncoming(sharedOrScratch, askEnd);
-  llvm::PHINode *alreadyPacked = b.CreatePHI(b.getInt1Ty(), 2, prefix + "already_packed");
+  llvm::PHINode *alreadyPacked = b.CreatePHI(b.getInt1Ty(), 2, "dot.b_already_packed");
   alreadyPacked->addIncoming(b.getFalse(), entry);
   alreadyPacked->addIncoming(wasPacked, askEnd);
   b.CreateCondBr(alreadyPacked, packed, packing);

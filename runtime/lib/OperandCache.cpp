@@ -29,7 +29,7 @@ constexpr unsigned kMaxEntries = 64;
 
 struct Entry {
   const void *source;
-  int64_t rowStride, extent;
+  int64_t rowStride, rows;
   uint64_t layout, bytes;
   uint64_t offset;
   uint64_t program; // serial of the last program that was handed it
@@ -181,7 +181,7 @@ uint64_t operandCacheAllocations() {
 
 using namespace blockc::runtime;
 
-extern "C" void *blockc_packed_operand(const void *source, int64_t row_stride, int64_t extent,
+extern "C" void *blockc_packed_operand(const void *source, int64_t row_stride, int64_t rows,
                                        uint64_t layout, uint64_t bytes, int32_t *filled) {
   *filled = 0;
   ThreadCache &c = cache;
@@ -198,8 +198,8 @@ extern "C" void *blockc_packed_operand(const void *source, int64_t row_stride, i
     return nullptr;
   for (unsigned i = 0; i < c.count; ++i) {
     Entry &e = c.entries[i];
-    if (e.source == source && e.rowStride == row_stride && e.extent == extent &&
-        e.layout == layout && e.bytes == bytes) {
+    if (e.source == source && e.rowStride == row_stride && e.rows == rows && e.layout == layout &&
+        e.bytes == bytes) {
       e.program = c.program;
       *filled = 1;
       return c.memory + e.offset;
@@ -208,7 +208,7 @@ extern "C" void *blockc_packed_operand(const void *source, int64_t row_stride, i
   uint64_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded < bytes || !makeRoom(c, rounded))
     return nullptr;
-  c.entries[c.count++] = Entry{source, row_stride, extent, layout, bytes, c.used, c.program};
+  c.entries[c.count++] = Entry{source, row_stride, rows, layout, bytes, c.used, c.program};
   char *piece = c.memory + c.used;
   c.used += rounded;
   return piece;

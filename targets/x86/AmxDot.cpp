@@ -171,19 +171,9 @@ private:
   /// power of two KiB long fall into a few L1 sets, so that the 32 rows of a
   /// 2 x 2 block's A tiles evict each other: a tile loaded from there comes
   /// from L2 every time. The copy is read once per K tile and row, in order.
-  /// Shared like B's (packShared): the programs of a grid row read the
-  /// same rows of A.
   llvm::Value *packATiles() {
     auto *array = llvm::ArrayType::get(inType_, uint64_t(mp_ * kCapacity_));
-    llvm::Value *scratch = dot_.allocateScratch(array, "amx.a_tiles");
-    uint64_t bytes = uint64_t(mp_ * kCapacity_ * elementBytes_);
-    PackedLayout layout{"amx-a-tiles", dot_.aKind, {dot_.m, mp_, kCapacity_}};
-    aRowBytes_ = nullptr;
-    return packShared(dot_, DotOperand::A, scratch, bytes, kTotal_, layout,
-                      [&](llvm::Value *packed) { copyATiles(packed); });
-  }
-
-  void copyATiles(llvm::Value *packed) {
+    llvm::Value *packed = dot_.allocateScratch(array, "amx.a_tiles");
     auto *chunk = llvm::FixedVectorType::get(inType_, unsigned(tileK_));
     llvm::Align align(elementBytes_);
     emitConstantLoop(b_, 0, dot_.m, 1, [&](llvm::Value *row) {
@@ -197,13 +187,15 @@ private:
         b_.CreateAlignedStore(v, byteOffset(packed, at), llvm::Align(kRowBytes));
       });
     });
+    aRowBytes_ = nullptr;
+    return packed;
   }
 
   /// B in AMX's VNNI layout, tile by tile (tileOffset): row q of a tile
   /// holds K rows q*pack .. q*pack+pack-1 of its 16 columns interleaved
   /// element by element, [b(qp, 0), b(qp+1, 0), ..., b(qp, 1), ...].
   /// Packed once per launch and thread where B's panel is shared by the
-  /// programs of a grid column (packShared): every M / BLOCK_M of them used
+  /// programs of a grid column (packSharedB): every M / BLOCK_M of them used
   /// to pack it again, a third of a bf16 matmul's time on one core.
   llvm::Value *packB() {
     int64_t rows = kCapacity_ / pack_, rowElements = np_ * pack_;
@@ -211,8 +203,8 @@ private:
     llvm::Value *scratch = dot_.allocateScratch(array, "amx.b");
     uint64_t bytes = uint64_t(rows * rowElements * elementBytes_);
     PackedLayout layout{"amx-vnni", dot_.bKind, {dot_.k, dot_.n, np_, kCapacity_}};
-    return packShared(dot_, DotOperand::B, scratch, bytes, kTotal_, layout,
-                      [&](llvm::Value *packed) { packBInto(packed, bytes); });
+    return packSharedB(dot_, scratch, bytes, kTotal_, layout,
+                       [&](llvm::Value *packed) { packBInto(packed, bytes); });
   }
 
   void packBInto(llvm::Value *packed, uint64_t bytes) {

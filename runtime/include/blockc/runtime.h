@@ -50,7 +50,7 @@ void *blockc_scratch_arena(uint64_t bytes);
  * VNNI pairs, say) that the programs of one launch running on one thread
  * share, so that the programs reading the same panel of a matrix pack it once.
  * The key names the packed contents: `source` and `row_stride` (bytes) address
- * the panel in the matrix, `extent` is how far along K it was packed, and
+ * the panel in the matrix, `rows` is how many of its rows were packed, and
  * `layout` says how (a number the compiler derives from the packing and the
  * block shape). Returns `bytes` of memory, 64-byte aligned, and sets *filled
  * to 1 when a program of this launch on this thread already packed that key
@@ -59,7 +59,7 @@ void *blockc_scratch_arena(uint64_t bytes);
  * (BLOCKC_OPERAND_CACHE=0), or when it cannot hold `bytes` besides what the
  * running program holds; the caller then packs into its own scratch. The
  * memory stays the caller's until its program returns. */
-void *blockc_packed_operand(const void *source, int64_t row_stride, int64_t extent,
+void *blockc_packed_operand(const void *source, int64_t row_stride, int64_t rows,
                             uint64_t layout, uint64_t bytes, int32_t *filled);
 
 /* How blockc_print shows one value: the low 4 bits pick the format, the high

@@ -46,27 +46,23 @@ void prefetchLine(llvm::IRBuilderBase &b, llvm::Value *ptr);
 /// hardware prefetchers stop, and packing then waits on L3 for every line.
 constexpr int64_t kPackPrefetchRows = 16;
 
-/// What a packed copy of an operand holds besides where in the matrix it
-/// came from: the parts of blockc_packed_operand's `layout`.
+/// What a packed copy of B holds besides which rows of the matrix it came
+/// from: the parts of blockc_packed_operand's `layout`.
 struct PackedLayout {
   const char *packing; // the strategy's name for its layout, "amx-vnni" say
   ScalarKind element;
   std::vector<int64_t> shape; // whatever else decides where each element goes
 };
 
-enum class DotOperand { A, B };
-
-/// Packs A or B into memory the launch's programs on this thread share
-/// (blockc_packed_operand) when DotOperands::aShareable or bShareable says
-/// its address names its contents and the runtime has room, else into
-/// `scratch`, its `bytes` in this program's scratch. `extent` is how much of
-/// the matrix is packed along K (B's rows, A's columns). Emits
-/// `pack(destination)` only on the path where no program before this one
-/// packed the same part the same way; returns the destination, and
-/// continues after the packing.
-llvm::Value *packShared(const DotOperands &dot, DotOperand operand, llvm::Value *scratch,
-                        uint64_t bytes, llvm::Value *extent, const PackedLayout &layout,
-                        const std::function<void(llvm::Value *destination)> &pack);
+/// Packs B into memory the launch's programs on this thread share
+/// (blockc_packed_operand) when DotOperands::bShareable says its address
+/// names its contents and the runtime has room, else into `scratch`, its
+/// `bytes` in this program's scratch. Emits `pack(destination)` only on the
+/// path where no program before this one packed the same rows the same way;
+/// returns the destination, and continues after the packing.
+llvm::Value *packSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t bytes,
+                         llvm::Value *rows, const PackedLayout &layout,
+                         const std::function<void(llvm::Value *destination)> &pack);
 
 /// A vector register file as a micro-kernel sees it.
 struct RegisterFile {

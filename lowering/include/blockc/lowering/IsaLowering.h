@@ -98,11 +98,11 @@ struct DotOperands {
   /// most maxKSteps, which sizes scratch. Null: one step of k.
   llvm::Value *kSteps = nullptr;
   int64_t maxKSteps = 1;
-  /// True (i1) when A, or B, is read in place and nothing the program wrote
-  /// can have changed it since the launch began: its address and row stride
-  /// then name its contents, and a packed copy may be shared with the
-  /// launch's other programs (blockc_packed_operand). Null: never.
-  llvm::Value *aShareable = nullptr, *bShareable = nullptr;
+  /// True (i1) when B is read in place and nothing the program wrote can
+  /// have changed it since the launch began: B's address and row stride then
+  /// name its contents, and a packed copy may be shared with the launch's
+  /// other programs (blockc_packed_operand). Null: never.
+  llvm::Value *bShareable = nullptr;
 
   /// The dot's whole K (i64): kSteps * k.
   llvm::Value *kTotal() const {
