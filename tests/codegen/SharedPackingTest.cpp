@@ -2,8 +2,8 @@
 // a dot that reads B in place packs its panel once per launch and thread, and
 // the programs of the same grid column reuse it. What must never happen is a
 // program reading a panel packed from what B held before: B is rewritten
-// between launches here, at the same address, and every launch must see the
-// new values. Programs along x share their column's panel; with several rows
+// between launches here (A too), at the same addresses, and every launch
+// must see the new values. Programs along x share their column's panel; with several rows
 // of programs and K a few fused dots deep, most programs find it packed.
 // Operands are small integers, so every sum is exact in any order.
 #include "Reference.h"
@@ -61,7 +61,7 @@ kernel @mm(%a: ptr<TA>, %b: ptr<TA>, %c: ptr<f32>, %M: i32, %N: i32, %K: i32) {
 
 class SharedPacking : public testing::TestWithParam<std::tuple<DType, const char *>> {};
 
-TEST_P(SharedPacking, EveryLaunchSeesBAsItIsThen) {
+TEST_P(SharedPacking, EveryLaunchSeesItsOperandsAsTheyAre) {
   auto [in, strategy] = GetParam();
   CompileOptions options;
   options.dotStrategy = strategy;
@@ -78,9 +78,9 @@ TEST_P(SharedPacking, EveryLaunchSeesBAsItIsThen) {
   Buffer a(in, size_t(m) * k), b(in, size_t(k) * n), out(DType::F32, size_t(m) * n);
   std::mt19937_64 rng(7);
   auto small = [&] { return floatVal(double(int(rng() % 7) - 3)); };
-  for (size_t i = 0; i < a.size(); ++i)
-    a.set(i, small());
   for (int launchIndex = 0; launchIndex < 3; ++launchIndex) {
+    for (size_t i = 0; i < a.size(); ++i)
+      a.set(i, small());
     for (size_t i = 0; i < b.size(); ++i)
       b.set(i, small());
     out.fillBits(0x7b7b7b7bULL);
