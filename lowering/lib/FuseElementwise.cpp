@@ -48,10 +48,62 @@ void collectFusibleLoads(const Value *v, std::vector<const Operation *> &loads,
     collectFusibleLoads(operand, loads, seen);
 }
 
+/// Whether every lane of `v` holds the same value: scalars, constants and
+/// their broadcasts.
+bool isUniform(const Value *v) {
+  if (v->type().isScalar())
+    return true;
+  const Operation *def = v->definingOp();
+  if (!def)
+    return false;
+  switch (def->kind()) {
+  case OpKind::Const:
+    return true;
+  case OpKind::Splat:
+  case OpKind::Broadcast:
+  case OpKind::ExpandDims:
+    return isUniform(def->operands[0]);
+  default:
+    return false;
+  }
+}
+
+/// Whether `v` is an affine function of its lanes' coordinates (pointers
+/// included): ranges and uniform values under add, sub, multiplication by a
+/// uniform value, addptr and shape changes. A load through such pointers
+/// reads whole strips, as cheap to repeat as a read of scratch.
+bool isAffine(const Value *v) {
+  if (isUniform(v))
+    return true;
+  const Operation *def = v->definingOp();
+  if (!def)
+    return false;
+  switch (def->kind()) {
+  case OpKind::Arange:
+    return true;
+  case OpKind::Broadcast:
+  case OpKind::ExpandDims:
+    return isAffine(def->operands[0]);
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::AddPtr:
+    return isAffine(def->operands[0]) && isAffine(def->operands[1]);
+  case OpKind::Mul:
+    return (isUniform(def->operands[0]) && isAffine(def->operands[1])) ||
+           (isAffine(def->operands[0]) && isUniform(def->operands[1]));
+  default:
+    return false;
+  }
+}
+
 struct Candidate {
   const Value *value;
   const Region *region;
   const Operation *loop; // the `for` whose body `region` is, or null
+  /// A load through affine pointers with nothing written between it and its
+  /// consumers: when they cannot share a strip loop, each may load it again
+  /// instead of it being copied to scratch and read back.
+  bool reloadable = false;
 };
 
 class Planner {
@@ -125,6 +177,12 @@ public:
         plan_.reasons[it->value] = "virtual: its consumers share one strip loop";
         continue;
       }
+      if (it->reloadable) {
+        plan_.reasons[it->value] =
+            "virtual: loaded again by each of its consumers (" + why +
+            "; its pointers are affine and nothing writes memory in between)";
+        continue;
+      }
       materialize(it->value, why);
       if (finder.shareMaterialized(it->value).empty() &&
           plan_.groupOfSink.count(it->value->definingOp()))
@@ -192,7 +250,9 @@ private:
       for (size_t k = index + 1; k < u.index; ++k)
         writeBetween |= loadLike && hasSideEffects(*region.ops[k]);
     if ((costly(op) && uses.size() > 1) || writeBetween) {
-      candidates_.push_back({v, &region, loop});
+      bool reloadable = op.kind() == OpKind::Load && !op.isVolatile && !writeBetween &&
+                        isAffine(op.operands[0]);
+      candidates_.push_back({v, &region, loop, reloadable});
       return;
     }
     plan_.reasons[v] = uses.size() > 1 ? "virtual: recomputed by each of its " +

@@ -14,8 +14,9 @@ using namespace blockc;
 
 namespace {
 
-// Two reductions of the loaded block: the block is kept in scratch for the
-// second, ELEMENTS * 4 bytes of it.
+// Two reductions of the loaded block, with a store between them: the block is
+// kept in scratch for the second (the store might change what a second load
+// would read), ELEMENTS * 4 bytes of it.
 const char *const kTwoSums = R"(constexpr ELEMENTS: i32 = 131072
 kernel @two_sums(%p: ptr<f32>, %out: ptr<f32>) {
   %pid = program_id 0
@@ -26,9 +27,10 @@ kernel @two_sums(%p: ptr<f32>, %out: ptr<f32>) {
   %ptrs = addptr %p, %offs
   %x = load %ptrs
   %s = reduce_sum %x, axis=0
+  %out_ptr = addptr %out, %pid
+  store %out_ptr, %s
   %e = mul %x, %s
   %u = reduce_sum %e, axis=0
-  %out_ptr = addptr %out, %pid
   store %out_ptr, %u
 }
 )";

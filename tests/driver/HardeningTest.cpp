@@ -51,15 +51,17 @@ std::string writeSource(const std::string &name, const std::string &text) {
   return path.string();
 }
 
-/// A kernel @NAME whose two reductions over ELEMENTS f32 keep the loaded
-/// block in scratch (its products fuse into the second): 4 bytes per element.
+/// A kernel @NAME whose two reductions over ELEMENTS f32 keep the block of
+/// exponentials in scratch (its products fuse into the second): 4 bytes per
+/// element. A plain load would be loaded again instead.
 std::string scratchKernel(const std::string &name, const std::string &elements) {
   return "kernel @" + name +
          "(%p: ptr<f32>, %out: ptr<f32>) {\n"
          "  %r = arange 0, " +
          elements +
          "\n"
-         "  %ptrs = addptr %p, %r\n  %x = load %ptrs\n  %s = reduce_sum %x, axis=0\n"
+         "  %ptrs = addptr %p, %r\n  %l = load %ptrs\n  %x = exp %l\n"
+         "  %s = reduce_sum %x, axis=0\n"
          "  %e = mul %x, %s\n  %u = reduce_sum %e, axis=0\n"
          "  store %out, %u\n}\n";
 }
