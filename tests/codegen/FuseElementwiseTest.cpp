@@ -278,4 +278,47 @@ TEST(FuseElementwise, DependentConsumersKeepTheirOrder) {
     ASSERT_EQ(y[i], e[i] / total) << i;
 }
 
+// A load read by two reductions that cannot share a loop is loaded again by the
+// second (@reloaded), unless a store between them may change it: @overwritten
+// zeroes the row after its sum, and its second reduction must still see the
+// row as it was (it keeps a copy).
+const char *kLoadedTwice = R"(
+kernel @reloaded(%p: ptr<f32>, %out: ptr<f32>) {
+  %r = arange 0, 256
+  %pp = addptr %p, %r
+  %v = load %pp
+  %s = reduce_sum %v, axis=0
+  %w = mul %v, %s
+  %u = reduce_max %w, axis=0
+  store %out, %u
+}
+
+kernel @overwritten(%p: ptr<f32>, %out: ptr<f32>) {
+  %r = arange 0, 256
+  %pp = addptr %p, %r
+  %v = load %pp
+  %s = reduce_sum %v, axis=0
+  %zero = const 0.0 : f32[256]
+  store %pp, %zero
+  %w = mul %v, %s
+  %u = reduce_max %w, axis=0
+  store %out, %u
+}
+)";
+
+TEST(FuseElementwise, LoadedAgainOnlyWhenNothingWroteBetween) {
+  auto module = compileOrFail(kLoadedTwice);
+  ASSERT_TRUE(module);
+  for (size_t kernel = 0; kernel < 2; ++kernel) {
+    std::vector<float> p = squares(256, 5), out(1, kUntouched);
+    float sum = 0, largest = 0;
+    for (float v : p)
+      sum += v;
+    for (float v : p)
+      largest = std::max(largest, v * sum);
+    launch(module->kernels()[kernel], {1, 1, 1}, {p, out});
+    EXPECT_EQ(out[0], largest) << module->kernels()[kernel].name;
+  }
+}
+
 } // namespace
