@@ -195,16 +195,15 @@ private:
   /// Whether evaluating `v` strip by strip computes math (exp, erf, pow, ...)
   /// through its virtual operands.
   bool evaluatesMath(const Value *v);
-  /// Accumulators of a reduction whose strips compute math: the math's own
-  /// independent work hides the accumulator's latency, and two copies of an
-  /// inline exp already fill AVX2's 16 registers (four spilled; softmax
-  /// 4096^2 on Zen 5 at x86-64-v3: 16.2 ms with four, 14.3 with two).
-  static constexpr unsigned kMathStripWays = 2;
-  /// On an in-order core a math strip takes one way: the K1's inline exp in
-  /// two interleaved m2 strips spilled its polynomial's constants and ran no
-  /// faster per element in llvm-mca's X60 model (232 cycles for two strips,
-  /// 113 for one).
-  unsigned mathStripWays() const { return outOfOrder_ ? kMathStripWays : 1; }
+  /// Strips a loop that computes math (an inline exp) takes at a time: one.
+  /// The math's own independent work hides a reduction accumulator's
+  /// latency, and a second copy of the exp only adds registers: on AVX2's
+  /// 16 it spilled (fused softmax 4096^2 on one Zen 5 core at x86-64-v3:
+  /// 14.6 ms with two, 13.8 with one; the loop form and x86-64-v4 the same
+  /// within 2%), and on the K1 two interleaved m2 strips spilled the
+  /// polynomial's constants and ran no faster per element in llvm-mca's X60
+  /// model (232 cycles for two strips, 113 for one).
+  unsigned mathStripWays() const { return 1; }
   /// Strips a loop of stores and no reduction takes at a time: on an
   /// in-order core two, whose loads issue under each other's arithmetic,
   /// unless they compute math (mathStripWays); one elsewhere.
