@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstring>
 #include <gtest/gtest.h>
-#include <mutex>
 #include <vector>
 
 using blockc::runtime::operandCacheAllocations;
@@ -27,15 +26,14 @@ constexpr uint64_t kKiB = 1024;
 constexpr uint64_t kDefaultBytes = 8 * 1024 * kKiB;
 
 /// Each program asks for `panelsPerProgram` panels of `bytes`: panel p of
-/// program `pid` is keyed by source `base + (pid / programsPerPanel + p) * 4096`.
+/// program `pid` is keyed by source `matrix + (pid / programsPerPanel + p) * 4096`.
 struct PanelUse {
   int64_t programsPerPanel = 1;
   int panelsPerProgram = 1;
   uint64_t bytes = 4 * kKiB;
-  const char base[1] = {0};
+  static constexpr int64_t kPanels = 80;
+  std::vector<char> matrix = std::vector<char>(size_t(kPanels) * 4096);
   std::atomic<int> packed{0}, reused{0}, uncached{0}, wrong{0};
-  std::mutex mutex;
-  std::vector<std::pair<char *, char *>> heldByProgram[64];
 };
 
 uint8_t fillByte(int64_t panel) {
@@ -47,9 +45,10 @@ void usePanels(void **args, int32_t pid, int32_t, int32_t, int32_t, int32_t, int
   std::vector<std::pair<char *, char *>> held;
   for (int p = 0; p < use.panelsPerProgram; ++p) {
     int64_t panel = pid / use.programsPerPanel + p;
+    ASSERT_LT(panel, PanelUse::kPanels);
     int32_t filled = -1;
-    auto *memory = static_cast<char *>(
-        blockc_packed_operand(use.base + panel * 4096, 256, 64, /*layout=*/42, use.bytes, &filled));
+    auto *memory = static_cast<char *>(blockc_packed_operand(
+        use.matrix.data() + panel * 4096, 256, 64, /*layout=*/42, use.bytes, &filled));
     if (!memory) {
       EXPECT_EQ(filled, 0);
       use.uncached.fetch_add(1);
