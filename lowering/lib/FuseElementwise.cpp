@@ -250,8 +250,8 @@ private:
       for (size_t k = index + 1; k < u.index; ++k)
         writeBetween |= loadLike && hasSideEffects(*region.ops[k]);
     if ((costly(op) && uses.size() > 1) || writeBetween) {
-      bool reloadable = op.kind() == OpKind::Load && !op.isVolatile && !writeBetween &&
-                        isAffine(op.operands[0]);
+      bool reloadable =
+          op.kind() == OpKind::Load && !op.isVolatile && !writeBetween && isAffine(op.operands[0]);
       candidates_.push_back({v, &region, loop, reloadable});
       return;
     }

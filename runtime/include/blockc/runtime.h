@@ -59,8 +59,8 @@ void *blockc_scratch_arena(uint64_t bytes);
  * (BLOCKC_OPERAND_CACHE=0), or when it cannot hold `bytes` besides what the
  * running program holds; the caller then packs into its own scratch. The
  * memory stays the caller's until its program returns. */
-void *blockc_packed_operand(const void *source, int64_t row_stride, int64_t rows,
-                            uint64_t layout, uint64_t bytes, int32_t *filled);
+void *blockc_packed_operand(const void *source, int64_t row_stride, int64_t rows, uint64_t layout,
+                            uint64_t bytes, int32_t *filled);
 
 /* How blockc_print shows one value: the low 4 bits pick the format, the high
  * 4 bits give the value's width in bytes (digits of a float, of hex). */
