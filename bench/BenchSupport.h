@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <benchmark/benchmark.h>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <omp.h>
@@ -37,9 +38,19 @@ inline Buffer makeBufferTouchedBy(int threads, size_t n, unsigned seed) {
   return b;
 }
 
+/// The launcher's defaults overridden by its environment variables
+/// (BLOCKC_SCHEDULE, BLOCKC_GRID_ORDER, ...), as a launch without options
+/// would read them, with the benchmark's own thread count: a schedule or an
+/// order is compared by running the same binary twice. A malformed variable
+/// ends the benchmark with its message, not with a silent default.
 inline blockc_launch_options threadsOption(int n) {
   blockc_launch_options o;
   blockc_launch_options_init(&o);
+  const char *error = nullptr;
+  if (blockc_launch_options_from_env(&o, &error) != BLOCKC_SUCCESS) {
+    std::fprintf(stderr, "error: %s\n", error ? error : "invalid launcher environment");
+    std::exit(1);
+  }
   o.num_threads = n;
   return o;
 }
