@@ -237,14 +237,30 @@ private:
     void finishRow(const Coords &rowCoords, llvm::Value *buffer);
 
   private:
+    /// The running value of a float min/max strip, where the ISA's min and
+    /// max are not IEEE minNum/maxNum (IsaLowering::hasNumericMinMax): it
+    /// starts at the infinity every number beats and takes `x` only where
+    /// `x` is better, so a NaN element never enters it, and x86 does the step
+    /// in one vmaxps instead of a max, a compare and a blend in a chain.
+    /// `seen` tells an all-NaN lane, which must give NaN, from one of
+    /// infinities.
+    std::pair<llvm::Value *, llvm::Value *> stepOrdered(llvm::Value *acc, llvm::Value *seen,
+                                                        llvm::Value *x);
+    /// An integer lane as wide as the accumulator's per lane of a strip.
+    llvm::Type *seenType(bool vector) const;
+
     KernelCodeGen &cg_;
     const Operation &op_;
     bool isFloat_ = false;
     bool vector_ = false;
+    /// Whether rows accumulate through stepOrdered.
+    bool ordered_ = false;
     Type accType_;
     llvm::Value *identity_ = nullptr;
     unsigned ways_ = 1;
     llvm::SmallVector<llvm::Value *, 4> accSlots_;
+    /// Per way, the lanes that saw a number (ordered_ only).
+    llvm::SmallVector<llvm::Value *, 4> seenSlots_;
     llvm::Value *idxSlot_ = nullptr;
   };
 

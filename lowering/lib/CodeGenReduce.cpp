@@ -32,6 +32,7 @@ KernelCodeGen::Reduction::Reduction(KernelCodeGen &cg, const Operation &op) : cg
     // NaN: maxnum/minnum skip it, so NaN elements are ignored and only an
     // all-NaN row (or column) reduces to NaN, as docs/block-ir.md specifies.
     identity_ = llvm::ConstantFP::getNaN(accElem);
+    ordered_ = !isArg(op.kind()) && !cg.isa_.hasNumericMinMax();
   } else {
     unsigned bits = bitWidth(kind);
     identity_ =
@@ -65,6 +66,21 @@ std::pair<llvm::Value *, llvm::Value *> KernelCodeGen::Reduction::step(llvm::Val
   if (isFloat_)
     better = b.CreateOr(better, b.CreateAnd(b.CreateFCmpUNO(acc, acc), b.CreateFCmpORD(x, x)));
   return {b.CreateSelect(better, x, acc), b.CreateSelect(better, idx, accIdx)};
+}
+
+std::pair<llvm::Value *, llvm::Value *>
+KernelCodeGen::Reduction::stepOrdered(llvm::Value *acc, llvm::Value *seen, llvm::Value *x) {
+  llvm::IRBuilder<> &b = cg_.b_;
+  llvm::Value *better = wantsMax(op_.kind()) ? b.CreateFCmpOGT(x, acc) : b.CreateFCmpOLT(x, acc);
+  // The flag is as wide as the element, all ones where seen: a compare's
+  // result as x86 leaves it in a vector register, so an OR keeps it.
+  llvm::Value *number = b.CreateSExt(b.CreateFCmpORD(x, x), seen->getType());
+  return {b.CreateSelect(better, x, acc), b.CreateOr(seen, number)};
+}
+
+llvm::Type *KernelCodeGen::Reduction::seenType(bool vector) const {
+  llvm::Type *flag = cg_.b_.getIntNTy(identity_->getType()->getScalarSizeInBits());
+  return vector ? cg_.vectorOf(flag) : flag;
 }
 
 unsigned KernelCodeGen::Reduction::maxWays() const {
@@ -103,8 +119,17 @@ void KernelCodeGen::Reduction::beginRow(int64_t length, unsigned ways) {
     accSlots_.push_back(entry.CreateAlloca(accTy));
   if (!idxSlot_)
     idxSlot_ = entry.CreateAlloca(idxTy);
+  llvm::Value *start = identity_;
+  if (ordered_) {
+    start = llvm::ConstantFP::getInfinity(accElem, /*Negative=*/wantsMax(op_.kind()));
+    llvm::Type *seenTy = seenType(vector_);
+    while (seenSlots_.size() < ways_)
+      seenSlots_.push_back(entry.CreateAlloca(seenTy));
+    for (unsigned way = 0; way < ways_; ++way)
+      b.CreateStore(llvm::Constant::getNullValue(seenTy), seenSlots_[way]);
+  }
   for (unsigned way = 0; way < ways_; ++way)
-    b.CreateStore(vector_ ? cg_.splat(identity_) : identity_, accSlots_[way]);
+    b.CreateStore(vector_ ? cg_.splat(start) : start, accSlots_[way]);
   b.CreateStore(llvm::Constant::getNullValue(idxTy), idxSlot_);
 }
 
@@ -120,6 +145,15 @@ void KernelCodeGen::Reduction::accumulateStrip(llvm::Value *x, llvm::Value *colu
   llvm::Value *accSlot = accSlots_[way % ways_];
   llvm::IRBuilder<> &b = cg_.b_;
   llvm::Type *accTy = x->getType();
+  if (ordered_) {
+    // Inactive lanes hold the NaN identity: neither better nor a number.
+    llvm::Value *seenSlot = seenSlots_[way % ways_];
+    llvm::Type *seenTy = seenType(vector);
+    auto [acc, seen] = stepOrdered(b.CreateLoad(accTy, accSlot), b.CreateLoad(seenTy, seenSlot), x);
+    b.CreateStore(acc, accSlot);
+    b.CreateStore(seen, seenSlot);
+    return;
+  }
   llvm::Type *idxTy = vector ? cg_.vectorOf(b.getInt32Ty()) : b.getInt32Ty();
   llvm::Value *idx = b.CreateTrunc(column, b.getInt32Ty());
   if (vector)
@@ -136,9 +170,17 @@ void KernelCodeGen::Reduction::finishRow(const Coords &rowCoords, llvm::Value *b
   llvm::Type *accTy = vector_ ? cg_.vectorOf(accElem) : accElem;
   llvm::Type *idxTy = vector_ ? cg_.vectorOf(b.getInt32Ty()) : b.getInt32Ty();
   OpKind kind = op_.kind();
-  llvm::Value *acc = b.CreateLoad(accTy, accSlots_[0]);
+  // A lane that saw no number holds NaN again, which maxnum/minnum skip.
+  auto wayResult = [&](unsigned way) -> llvm::Value * {
+    llvm::Value *acc = b.CreateLoad(accTy, accSlots_[way]);
+    if (!ordered_)
+      return acc;
+    llvm::Value *seen = b.CreateLoad(seenType(vector_), seenSlots_[way]);
+    return b.CreateSelect(b.CreateIsNotNull(seen), acc, vector_ ? cg_.splat(identity_) : identity_);
+  };
+  llvm::Value *acc = wayResult(0);
   for (unsigned way = 1; way < ways_; ++way)
-    acc = step(acc, nullptr, b.CreateLoad(accTy, accSlots_[way]), nullptr).first;
+    acc = step(acc, nullptr, wayResult(way), nullptr).first;
   llvm::Value *result = acc;
   if (vector_) {
     switch (kind) {

@@ -33,6 +33,10 @@ public:
   // blends. Either way the mask is the active lanes of the last strip.
   TailPredication tailPredication() const override { return TailPredication::LaneMask; }
 
+  // vmaxps returns its second operand when either is NaN: one instruction
+  // for `x > acc ? x : acc`, three for maxnum.
+  bool hasNumericMinMax() const override { return false; }
+
   // vmovntps and its kin fault on an address not aligned to the vector.
   NonTemporalStores nonTemporalStores() const override {
     return {/*available=*/true, /*needStripAlignment=*/true};

@@ -281,6 +281,54 @@ TEST(ReductionNaN, AllNaNGivesNaN) {
   }
 }
 
+/// `OP %v, axis=0` of a row of f32 (a power of two long), as an f32.
+float reduceRow(const char *op, const std::vector<float> &row) {
+  std::string n = std::to_string(row.size());
+  std::string source = "kernel @k(%x: ptr<f32>, %out: ptr<f32>) {\n  %r = arange 0, " + n +
+                       "\n  %p = addptr %x, %r\n  %v = load %p\n  %m = " + op +
+                       " %v, axis=0\n  store %out, %m\n}\n";
+  auto module = compileOrFail(source);
+  if (!module)
+    return 0.f;
+  std::vector<float> x(row), out(1, 12345.f);
+  launch(module->kernels()[0], {1, 1, 1}, {x, out});
+  return out[0];
+}
+
+// maxNum/minNum over a row, written out: NaN elements are skipped; a row of
+// NaNs alone gives NaN.
+float referenceMinMax(bool max, const std::vector<float> &row) {
+  float best = NAN;
+  for (float v : row)
+    if (!std::isnan(v) && (std::isnan(best) || (max ? v > best : v < best)))
+      best = v;
+  return best;
+}
+
+// Infinities among NaNs: the reduction must tell a lane that saw only NaN
+// from one that saw the infinity it starts from, in every way and strip of a
+// row and in a partial strip (4 and 12 lanes of 8 or 16), on every ISA.
+TEST(ReductionNaN, InfinitiesAmongNaNs) {
+  const float nan = NAN, inf = INFINITY;
+  for (size_t n : {4u, 16u, 64u, 1024u})
+    for (size_t at : {size_t(0), n / 2 + 1, n - 1})
+      for (float lone : {-inf, inf, -0.f, 3.5f})
+        for (const char *op : {"reduce_max", "reduce_min"}) {
+          std::vector<float> row(n, nan);
+          row[at] = lone;
+          bool max = std::string(op) == "reduce_max";
+          float got = reduceRow(op, row), want = referenceMinMax(max, row);
+          EXPECT_EQ(std::memcmp(&got, &want, 4), 0)
+              << op << " of " << n << " with " << lone << " at " << at << ": " << got;
+        }
+  for (size_t n : {4u, 64u, 1024u})
+    for (const char *op : {"reduce_max", "reduce_min"}) {
+      EXPECT_TRUE(std::isnan(reduceRow(op, std::vector<float>(n, nan)))) << op << " of " << n;
+      for (float edge : {-inf, inf})
+        EXPECT_EQ(reduceRow(op, std::vector<float>(n, edge)), edge) << op << " of " << n;
+    }
+}
+
 // argmax and argmin ignore NaN: the first element that is not NaN is the best
 // so far even when it equals the reduction's starting value (-inf for argmax,
 // +inf for argmin), so it, not the NaN at index 0, is the answer.

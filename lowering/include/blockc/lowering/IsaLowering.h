@@ -171,6 +171,13 @@ public:
   /// Attributes every kernel function carries beyond the target's CPU and
   /// features (the range of vscale on scalable ISAs).
   virtual void addFunctionAttributes(llvm::Function &fn) const { (void)fn; }
+  /// Whether the vector unit's min and max skip a NaN operand in one
+  /// instruction (IEEE minNum/maxNum: RVV's vfmin/vfmax, NEON's and SVE's
+  /// fminnm/fmaxnm). Where they do not (x86's vminps/vmaxps return the second
+  /// operand when either is NaN, so minnum is a compare and a blend besides),
+  /// a float min/max reduction keeps its running value free of NaN and
+  /// tracks separately whether a lane saw a number.
+  virtual bool hasNumericMinMax() const { return true; }
   /// Whether kernels may write strips with non-temporal stores, which skip
   /// the cache, and whether such a store needs an address aligned to the
   /// whole strip.
