@@ -66,6 +66,16 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
     bounds_->begin(fn, fn_->getArg(0), params, programIds_);
   }
   findStreamableStores(fn);
+  parameters_.clear();
+  inductionVariables_.clear();
+  loadsRead_.clear();
+  fetchedAhead_.clear();
+  for (const auto &param : fn.body.args)
+    parameters_.insert(param.get());
+  walkOps(const_cast<Region &>(fn.body), [&](Operation &op) {
+    if (op.kind() == OpKind::For)
+      inductionVariables_[op.regions[0]->args[0].get()] = &op;
+  });
   emitRegion(fn.body);
   if (emittedStreamingStore_)
     isa_.emitNonTemporalStoreFence(b_);
@@ -94,6 +104,11 @@ void KernelCodeGen::emitOp(const Operation &op) {
     return emitStripGroup(*group);
   if (plan_.deferredBy(op))
     return;
+  emitOwnOp(op);
+  noteLoadsRead(op);
+}
+
+void KernelCodeGen::emitOwnOp(const Operation &op) {
   switch (op.kind()) {
   case OpKind::For:
     return emitFor(op);

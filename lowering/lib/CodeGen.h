@@ -71,6 +71,8 @@ private:
   // --- Structure (CodeGen.cpp) ---
   void emitRegion(const Region &region);
   void emitOp(const Operation &op);
+  /// An op neither a strip group nor its fusion plan emits.
+  void emitOwnOp(const Operation &op);
   void emitFor(const Operation &op);
   void emitWhile(const Operation &op);
   /// A loop's carried values: blocks in buffers, scalars in phis of its
@@ -417,6 +419,35 @@ private:
   /// when the launch began, so programs may share their packed copies.
   bool memoryMayBeWritten_ = false;
   CoreRequirements coreRequirements_ = 0;
+
+  // --- The next program's blocks, fetched ahead (CodeGenPrefetch.cpp) ---
+  /// A load of the kernel's body whose block the next program (program id 0
+  /// plus one) reads at this program's address plus `offset` bytes.
+  struct NextProgramFetch {
+    const Operation *load;
+    llvm::Value *offset;
+  };
+  /// The loads a strip group fetches for the next program, strip by strip,
+  /// when it computes math (and waits on arithmetic) after an earlier pass
+  /// read memory (and waited on it).
+  std::vector<NextProgramFetch> planNextProgramFetches(llvm::ArrayRef<const Value *> roots,
+                                                       const Shape &shape, bool computesMath);
+  void fetchForNextProgram(const std::vector<NextProgramFetch> &fetches, const Coords &coords,
+                           bool vector);
+  /// Bytes from element 0 of `pointers` in this program to the same element
+  /// in the next; null where the pointers do not depend on the program id or
+  /// depend on something other than address arithmetic (a load, a loop).
+  llvm::Value *nextProgramOffset(const Value *pointers);
+  /// Records the loads `op` read, once it is emitted.
+  void noteLoadsRead(const Operation &op);
+  /// Loads `v` reads within a strip, not through scratch.
+  void collectLoadsReadBy(const Value *v, std::vector<const Operation *> &loads,
+                          std::unordered_set<const Value *> &seen);
+  /// The kernel's parameters, and each `for`'s induction variable with its loop.
+  std::unordered_set<const Value *> parameters_;
+  std::unordered_map<const Value *, const Operation *> inductionVariables_;
+  /// Loads a strip group already read, and those fetched ahead.
+  std::unordered_set<const Operation *> loadsRead_, fetchedAhead_;
 };
 
 } // namespace blockc

@@ -76,6 +76,10 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
   if (computesMath)
     ways = std::min(ways, mathStripWays());
   ways = waysFor(shape.back(), std::max(ways, 1u));
+  std::vector<const Value *> read;
+  for (const StripSink &sink : group.sinks)
+    read.insert(read.end(), sink.op->operands.begin(), sink.op->operands.end());
+  std::vector<NextProgramFetch> fetches = planNextProgramFetches(read, shape, computesMath);
   auto perRow = [&](const Coords &rowCoords) {
     for (SinkState &state : states)
       if (state.reduction)
@@ -85,6 +89,7 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
     auto evaluate = [&](llvm::Value *column, bool vector, unsigned way) {
       Coords coords = rowCoords;
       coords.push_back(column);
+      fetchForNextProgram(fetches, coords, vector);
       for (size_t i = 0; i < group.sinks.size(); ++i) {
         const StripSink &sink = group.sinks[i];
         SinkStrip &strip = strips[way][i];
@@ -160,6 +165,8 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
       forEachElement(outer, perRow);
   });
 
+  for (const StripSink &sink : group.sinks)
+    noteLoadsRead(*sink.op);
   for (size_t i = 0; i < group.sinks.size(); ++i) {
     const StripSink &sink = group.sinks[i];
     if (sink.kind == StripSink::Kind::Carried)

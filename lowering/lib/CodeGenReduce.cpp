@@ -232,6 +232,8 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
   if (axis + 1 == shape.size()) {
     // Along the last dimension: a vector accumulator per row, folded across
     // lanes at the end.
+    std::vector<NextProgramFetch> fetches =
+        planNextProgramFetches({src}, shape, evaluatesMath(src));
     auto perRow = [&](const Coords &rowCoords) {
       unsigned ways = waysFor(shape.back(), reduction.maxWays());
       reduction.beginRow(shape.back(), ways);
@@ -239,6 +241,7 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
                         [&](llvm::Value *column, bool vector, unsigned way) {
                           Coords coords = rowCoords;
                           coords.push_back(column);
+                          fetchForNextProgram(fetches, coords, vector);
                           reduction.accumulateStrip(reduction.prepareStrip(coords, vector), column,
                                                     vector, way);
                         },

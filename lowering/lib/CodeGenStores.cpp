@@ -35,12 +35,16 @@ void KernelCodeGen::emitStore(const Operation &op) {
     b_.CreateMaskedStore(vec, ptr, llvm::Align(1), mask);
     return;
   }
-  unsigned ways = storeStripWays(evaluatesMath(op.operands[1]));
+  bool computesMath = evaluatesMath(op.operands[1]);
+  unsigned ways = storeStripWays(computesMath);
+  std::vector<NextProgramFetch> fetches =
+      planNextProgramFetches({op.operands[0], op.operands[1]}, ptrType.shape(), computesMath);
   auto strips = [&] {
     std::vector<StoreStrip> pending(ways);
     forEachStrip(
         ptrType.shape(), ways,
         [&](const Coords &coords, bool vector, unsigned way) {
+          fetchForNextProgram(fetches, coords, vector);
           pending[way] = prepareStoreStrip(op, coords, vector);
         },
         [&](const Coords &, bool, unsigned way) { commitStoreStrip(op, pending[way]); });
