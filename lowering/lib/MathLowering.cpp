@@ -15,6 +15,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <limits>
+
 namespace blockc {
 
 namespace {
@@ -187,10 +189,17 @@ llvm::Value *StripEmitter::divideByUniform(llvm::Value *x, llvm::Value *d) {
   llvm::Value *magnitudeOfD = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, d);
   llvm::Value *dInRange = b_.CreateAnd(b_.CreateFCmpOGE(magnitudeOfD, f(1.0 / limit)),
                                        b_.CreateFCmpOLE(magnitudeOfD, f(limit)));
-  llvm::Value *low =
-      b_.CreateFMul(f(small), b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, magnitudeOfD, one));
-  llvm::Value *high =
-      b_.CreateFMul(f(limit), b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, magnitudeOfD, one));
+  // A d out of range makes the bounds NaN, which no lane is within: d's test
+  // joins the loop-invariant bounds instead of every strip's branch.
+  llvm::Value *noLane = f(std::numeric_limits<double>::quiet_NaN());
+  llvm::Value *low = b_.CreateSelect(
+      dInRange,
+      b_.CreateFMul(f(small), b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, magnitudeOfD, one)),
+      noLane);
+  llvm::Value *high = b_.CreateSelect(
+      dInRange,
+      b_.CreateFMul(f(limit), b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, magnitudeOfD, one)),
+      noLane);
   llvm::Value *magnitudeOfX = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
   llvm::Value *lanesInRange =
       b_.CreateAnd(b_.CreateFCmpOGE(magnitudeOfX, low), b_.CreateFCmpOLE(magnitudeOfX, high));
@@ -204,8 +213,8 @@ llvm::Value *StripEmitter::divideByUniform(llvm::Value *x, llvm::Value *d) {
   llvm::Value *negativeD = b_.CreateFNeg(d);
   llvm::Value *faithful = fma(fma(negativeD, q, x), y, q);
   llvm::Value *corrected = fma(fma(negativeD, faithful, x), y, faithful);
-  llvm::Value *exact = b_.CreateAnd(b_.CreateAndReduce(lanesInRange),
-                                    b_.CreateExtractElement(dInRange, uint64_t(0)));
+  llvm::Value *exact =
+      lanesInRange->getType()->isVectorTy() ? b_.CreateAndReduce(lanesInRange) : lanesInRange;
   llvm::BasicBlock *from = b_.GetInsertBlock();
   auto *divide = llvm::BasicBlock::Create(ctx_, "div.divide", fn_);
   auto *join = llvm::BasicBlock::Create(ctx_, "div.join", fn_);
