@@ -2,6 +2,7 @@
 #include "CodeGen.h"
 
 #include "StripDemand.h"
+#include "StripGroups.h"
 #include "blockc/frontend/IRUtils.h"
 #include "blockc/lowering/Loops.h"
 
@@ -69,12 +70,16 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
   parameters_.clear();
   inductionVariables_.clear();
   loadsRead_.clear();
-  fetchedAhead_.clear();
+  fetchedRoots_.clear();
   for (const auto &param : fn.body.args)
     parameters_.insert(param.get());
+  storedRoots_.clear();
   walkOps(const_cast<Region &>(fn.body), [&](Operation &op) {
     if (op.kind() == OpKind::For)
       inductionVariables_[op.regions[0]->args[0].get()] = &op;
+    if (writesMemory(op) && !op.operands.empty() &&
+        op.operands[0]->type().elementType().isPointer())
+      storedRoots_.insert(rootPointer(op.operands[0]));
   });
   emitRegion(fn.body);
   if (emittedStreamingStore_)

@@ -427,11 +427,12 @@ private:
     const Operation *load;
     llvm::Value *offset;
   };
-  /// The loads a strip group fetches for the next program, strip by strip,
-  /// when it computes math (and waits on arithmetic) after an earlier pass
-  /// read memory (and waited on it).
+  /// The loads of `roots` a strip loop of `shape` fetches for the next
+  /// program, strip by strip, when an earlier pass read memory (and waited
+  /// on it, where this pass finds its rows in cache): the kernel's inputs
+  /// whose address depends on the program id.
   std::vector<NextProgramFetch> planNextProgramFetches(llvm::ArrayRef<const Value *> roots,
-                                                       const Shape &shape, bool computesMath);
+                                                       const Shape &shape);
   void fetchForNextProgram(const std::vector<NextProgramFetch> &fetches, const Coords &coords,
                            bool vector);
   /// Bytes from element 0 of `pointers` in this program to the same element
@@ -446,8 +447,11 @@ private:
   /// The kernel's parameters, and each `for`'s induction variable with its loop.
   std::unordered_set<const Value *> parameters_;
   std::unordered_map<const Value *, const Operation *> inductionVariables_;
-  /// Loads a strip group already read, and those fetched ahead.
-  std::unordered_set<const Operation *> loadsRead_, fetchedAhead_;
+  /// The pointer arguments the kernel stores or atomically updates through,
+  /// and those whose next program's blocks a strip loop fetches.
+  std::unordered_set<const Value *> storedRoots_, fetchedRoots_;
+  /// Loads a strip loop already read.
+  std::unordered_set<const Operation *> loadsRead_;
 };
 
 } // namespace blockc

@@ -79,7 +79,7 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
   std::vector<const Value *> read;
   for (const StripSink &sink : group.sinks)
     read.insert(read.end(), sink.op->operands.begin(), sink.op->operands.end());
-  std::vector<NextProgramFetch> fetches = planNextProgramFetches(read, shape, computesMath);
+  std::vector<NextProgramFetch> fetches = planNextProgramFetches(read, shape);
   auto perRow = [&](const Coords &rowCoords) {
     for (SinkState &state : states)
       if (state.reduction)

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen.h"
+#include "StripGroups.h"
 #include "blockc/lowering/DotKernels.h"
 
 #include "llvm/IR/Module.h"
@@ -154,28 +155,30 @@ llvm::Value *KernelCodeGen::nextProgramOffset(const Value *pointers) {
 }
 
 std::vector<KernelCodeGen::NextProgramFetch>
-KernelCodeGen::planNextProgramFetches(llvm::ArrayRef<const Value *> roots, const Shape &shape,
-                                      bool computesMath) {
+KernelCodeGen::planNextProgramFetches(llvm::ArrayRef<const Value *> roots, const Shape &shape) {
   std::vector<const Operation *> loads;
   std::unordered_set<const Value *> seen;
   for (const Value *root : roots)
     collectLoadsReadBy(root, loads, seen);
   std::vector<NextProgramFetch> fetches;
-  // A later pass, after one that read memory: a single pass (GELU) streams,
-  // and the hardware follows it from one program into the next.
-  if (computesMath && !loadsRead_.empty()) {
+  // A later pass, after one that read memory: a single pass (GELU, an add)
+  // streams, and the hardware follows it from one program into the next.
+  if (!loadsRead_.empty()) {
     const llvm::DataLayout &layout = module_.getDataLayout();
     for (const Operation *load : loads) {
       const Type &type = load->result()->type();
       int64_t bytes =
           type.numElements() * int64_t(layout.getTypeAllocSize(memoryType(type.elementType())));
-      // In this group's shape, once.
-      if (fetchedAhead_.count(load) || load->isVolatile || type.shape() != shape ||
-          bytes < kMinFetchAheadBytes)
+      // An input (what the kernel stores to, the next program writes before
+      // it reads), in this strip loop's shape, by the first pass that can:
+      // a later pass of the same rows would fetch them twice.
+      const Value *root = rootPointer(load->operands[0]);
+      if (!root || fetchedRoots_.count(root) || storedRoots_.count(root) || load->isVolatile ||
+          type.shape() != shape || bytes < kMinFetchAheadBytes)
         continue;
       if (llvm::Value *offset = nextProgramOffset(load->operands[0])) {
         fetches.push_back({load, offset});
-        fetchedAhead_.insert(load);
+        fetchedRoots_.insert(root);
       }
     }
   }

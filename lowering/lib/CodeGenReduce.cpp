@@ -232,8 +232,7 @@ void KernelCodeGen::emitReduce(const Operation &op, llvm::Value *buffer) {
   if (axis + 1 == shape.size()) {
     // Along the last dimension: a vector accumulator per row, folded across
     // lanes at the end.
-    std::vector<NextProgramFetch> fetches =
-        planNextProgramFetches({src}, shape, evaluatesMath(src));
+    std::vector<NextProgramFetch> fetches = planNextProgramFetches({src}, shape);
     auto perRow = [&](const Coords &rowCoords) {
       unsigned ways = waysFor(shape.back(), reduction.maxWays());
       reduction.beginRow(shape.back(), ways);

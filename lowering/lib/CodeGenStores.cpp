@@ -38,7 +38,7 @@ void KernelCodeGen::emitStore(const Operation &op) {
   bool computesMath = evaluatesMath(op.operands[1]);
   unsigned ways = storeStripWays(computesMath);
   std::vector<NextProgramFetch> fetches =
-      planNextProgramFetches({op.operands[0], op.operands[1]}, ptrType.shape(), computesMath);
+      planNextProgramFetches({op.operands[0], op.operands[1]}, ptrType.shape());
   auto strips = [&] {
     std::vector<StoreStrip> pending(ways);
     forEachStrip(
