@@ -405,23 +405,59 @@ int64_t RegisterBlockedDot::fusedKSteps(const DotOperands &dot) const {
 void RegisterBlockedDot::emit(const DotOperands &dot) const {
   int64_t lanes = file_.vectorBits / bitWidth(dot.cKind);
   MicroTile tile = chooseMicroTile(file_, lanes, dot.m, dot.n);
-  TileEmitter emitter(dot, lanes, dot.kTotal());
+  llvm::Value *kTotal = dot.kTotal();
+  TileEmitter emitter(dot, lanes, kTotal);
   int64_t panelColumns = tile.vectors * lanes;
+  int64_t fullPanels = dot.n / panelColumns;
   llvm::IRBuilderBase &b = dot.builder;
+  llvm::Type *accElement = dotMemoryType(b.getContext(), dot.cKind);
+  int64_t capacity = dot.kSteps ? dot.maxKSteps * dot.k : dot.k;
   // A panel read by more than one row tile is packed first: one scratch
-  // panel, reused by every column panel.
-  llvm::Value *packed = nullptr;
-  if (dot.m > tile.rows) {
-    int64_t rows = dot.kSteps ? dot.maxKSteps * dot.k : dot.k;
-    auto *type = llvm::ArrayType::get(dotMemoryType(b.getContext(), dot.cKind),
-                                      uint64_t(rows * panelColumns));
-    packed = dot.allocateScratch(type, "dot.b_panel");
+  // panel, reused by every column panel; or, where the programs of a grid
+  // column share B (DotOperands::bShareable), every panel of the dot once per
+  // launch and thread, panel p at p * capacity * NR elements (col0 *
+  // capacity), so that the other programs of the column only read them.
+  llvm::Value *packed = nullptr, *shared = nullptr;
+  auto panelColumnsAt = [&](int64_t col0) {
+    int64_t rest = std::min(panelColumns, dot.n - col0);
+    int64_t vectors = (rest + lanes - 1) / lanes;
+    return std::make_pair(vectors, rest - (vectors - 1) * lanes);
+  };
+  if (dot.m > tile.rows && dot.bShareable) {
+    int64_t panels = ceilDiv(dot.n, panelColumns);
+    uint64_t elements = uint64_t(capacity * panels * panelColumns);
+    llvm::Value *scratch =
+        dot.allocateScratch(llvm::ArrayType::get(accElement, elements), "dot.b_panels");
+    PackedLayout layout{"fma-panels", dot.bKind, {dot.k, dot.n, panelColumns, capacity}};
+    uint64_t bytes = elements * (accElement->getPrimitiveSizeInBits() / 8);
+    shared = packSharedB(dot, scratch, bytes, kTotal, layout, [&](llvm::Value *destination) {
+      auto packAt = [&](llvm::Value *col0, int64_t vectors, int64_t lastLanes) {
+        emitter.packPanel(
+            b.CreateGEP(accElement, destination, b.CreateMul(col0, b.getInt64(capacity))), col0,
+            vectors, lastLanes);
+      };
+      emitConstantLoop(b, 0, fullPanels * panelColumns, panelColumns,
+                       [&](llvm::Value *col0) { packAt(col0, tile.vectors, lanes); });
+      if (fullPanels * panelColumns < dot.n) {
+        auto [vectors, lastLanes] = panelColumnsAt(fullPanels * panelColumns);
+        packAt(b.getInt64(fullPanels * panelColumns), vectors, lastLanes);
+      }
+    });
+    // Packing prefetched the next K step's rows of A; a program that finds
+    // B packed still wants them.
+    emitLoopTo(b, kTotal, 1, [&](llvm::Value *kk) { prefetchNextRowsOfA(dot, kk, dot.k); });
+  } else if (dot.m > tile.rows) {
+    packed = dot.allocateScratch(
+        llvm::ArrayType::get(accElement, uint64_t(capacity * panelColumns)), "dot.b_panel");
   }
   // Column panels outside, rows inside: a panel of B (k x NR) stays in L1
   // while every row tile of A streams past it.
   auto panel = [&](llvm::Value *col0, int64_t vectors, int64_t lastLanes) {
     TileEmitter::PanelSource source;
-    if (packed)
+    if (shared)
+      source = {b.CreateGEP(accElement, shared, b.CreateMul(col0, b.getInt64(capacity))),
+                vectors * lanes};
+    else if (packed)
       source = emitter.packPanel(packed, col0, vectors, lastLanes);
     emitConstantLoop(b, 0, dot.m / tile.rows * tile.rows, tile.rows, [&](llvm::Value *row0) {
       emitter.emit(row0, col0, tile.rows, vectors, lastLanes, source);
@@ -429,12 +465,11 @@ void RegisterBlockedDot::emit(const DotOperands &dot) const {
     if (int64_t rest = dot.m % tile.rows)
       emitter.emit(b.getInt64(dot.m - rest), col0, rest, vectors, lastLanes, source);
   };
-  int64_t fullPanels = dot.n / panelColumns;
   emitConstantLoop(b, 0, fullPanels * panelColumns, panelColumns,
                    [&](llvm::Value *col0) { panel(col0, tile.vectors, lanes); });
-  if (int64_t rest = dot.n - fullPanels * panelColumns) {
-    int64_t vectors = (rest + lanes - 1) / lanes;
-    panel(b.getInt64(fullPanels * panelColumns), vectors, rest - (vectors - 1) * lanes);
+  if (fullPanels * panelColumns < dot.n) {
+    auto [vectors, lastLanes] = panelColumnsAt(fullPanels * panelColumns);
+    panel(b.getInt64(fullPanels * panelColumns), vectors, lastLanes);
   }
 }
 
