@@ -7,6 +7,7 @@
 #include "llvm/IR/Module.h"
 
 #include <limits>
+#include <optional>
 
 namespace blockc {
 
@@ -125,14 +126,11 @@ uint64_t layoutNumber(const PackedLayout &layout) {
 
 } // namespace
 
-llvm::Value *packSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t bytes,
-                         llvm::Value *rows, const PackedLayout &layout,
-                         const std::function<void(llvm::Value *destination)> &pack) {
-  if (!dot.bShareable) {
-    pack(scratch);
-    return scratch;
-  }
+SharedOperand acquireSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t bytes,
+                             llvm::Value *rows, const PackedLayout &layout) {
   llvm::IRBuilderBase &b = dot.builder;
+  if (!dot.bShareable)
+    return {scratch, b.getFalse()};
   llvm::LLVMContext &ctx = b.getContext();
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::Module &module = *fn->getParent();
@@ -148,8 +146,6 @@ llvm::Value *packSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t 
 
   auto *ask = llvm::BasicBlock::Create(ctx, "dot.b_shared", fn);
   auto *decided = llvm::BasicBlock::Create(ctx, "dot.b_destination", fn);
-  auto *packing = llvm::BasicBlock::Create(ctx, "dot.b_pack", fn);
-  auto *packed = llvm::BasicBlock::Create(ctx, "dot.b_packed", fn);
   llvm::BasicBlock *entry = b.GetInsertBlock();
   b.CreateCondBr(dot.bShareable, ask, decided);
 
@@ -171,13 +167,33 @@ llvm::Value *packSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t 
   llvm::PHINode *alreadyPacked = b.CreatePHI(b.getInt1Ty(), 2, "dot.b_already_packed");
   alreadyPacked->addIncoming(b.getFalse(), entry);
   alreadyPacked->addIncoming(wasPacked, askEnd);
-  b.CreateCondBr(alreadyPacked, packed, packing);
+  return {destination, alreadyPacked};
+}
 
+void unlessAlreadyPacked(llvm::IRBuilderBase &b, const SharedOperand &operand,
+                         const std::function<void()> &pack) {
+  if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(operand.alreadyPacked)) {
+    if (constant->isZero())
+      pack();
+    return;
+  }
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  auto *packing = llvm::BasicBlock::Create(ctx, "dot.b_pack", fn);
+  auto *packed = llvm::BasicBlock::Create(ctx, "dot.b_packed", fn);
+  b.CreateCondBr(operand.alreadyPacked, packed, packing);
   b.SetInsertPoint(packing);
-  pack(destination);
+  pack();
   b.CreateBr(packed);
   b.SetInsertPoint(packed);
-  return destination;
+}
+
+llvm::Value *packSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t bytes,
+                         llvm::Value *rows, const PackedLayout &layout,
+                         const std::function<void(llvm::Value *destination)> &pack) {
+  SharedOperand operand = acquireSharedB(dot, scratch, bytes, rows, layout);
+  unlessAlreadyPacked(dot.builder, operand, [&] { pack(operand.destination); });
+  return operand.destination;
 }
 
 namespace {
@@ -417,12 +433,13 @@ void RegisterBlockedDot::emit(const DotOperands &dot) const {
   // column share B (DotOperands::bShareable), every panel of the dot once per
   // launch and thread, panel p at p * capacity * NR elements (col0 *
   // capacity), so that the other programs of the column only read them.
-  llvm::Value *packed = nullptr, *shared = nullptr;
+  llvm::Value *packed = nullptr;
   auto panelColumnsAt = [&](int64_t col0) {
     int64_t rest = std::min(panelColumns, dot.n - col0);
     int64_t vectors = (rest + lanes - 1) / lanes;
     return std::make_pair(vectors, rest - (vectors - 1) * lanes);
   };
+  std::optional<SharedOperand> shared;
   if (dot.m > tile.rows && dot.bShareable) {
     int64_t panels = ceilDiv(dot.n, panelColumns);
     uint64_t elements = uint64_t(capacity * panels * panelColumns);
@@ -430,20 +447,8 @@ void RegisterBlockedDot::emit(const DotOperands &dot) const {
         dot.allocateScratch(llvm::ArrayType::get(accElement, elements), "dot.b_panels");
     PackedLayout layout{"fma-panels", dot.bKind, {dot.k, dot.n, panelColumns, capacity}};
     uint64_t bytes = elements * (accElement->getPrimitiveSizeInBits() / 8);
-    shared = packSharedB(dot, scratch, bytes, kTotal, layout, [&](llvm::Value *destination) {
-      auto packAt = [&](llvm::Value *col0, int64_t vectors, int64_t lastLanes) {
-        emitter.packPanel(
-            b.CreateGEP(accElement, destination, b.CreateMul(col0, b.getInt64(capacity))), col0,
-            vectors, lastLanes);
-      };
-      emitConstantLoop(b, 0, fullPanels * panelColumns, panelColumns,
-                       [&](llvm::Value *col0) { packAt(col0, tile.vectors, lanes); });
-      if (fullPanels * panelColumns < dot.n) {
-        auto [vectors, lastLanes] = panelColumnsAt(fullPanels * panelColumns);
-        packAt(b.getInt64(fullPanels * panelColumns), vectors, lastLanes);
-      }
-    });
-    // Packing prefetched the next K step's rows of A; a program that finds
+    shared = acquireSharedB(dot, scratch, bytes, kTotal, layout);
+    // Packing prefetches the next K step's rows of A; a program that finds
     // B packed still wants them.
     emitLoopTo(b, kTotal, 1, [&](llvm::Value *kk) { prefetchNextRowsOfA(dot, kk, dot.k); });
   } else if (dot.m > tile.rows) {
@@ -454,10 +459,14 @@ void RegisterBlockedDot::emit(const DotOperands &dot) const {
   // while every row tile of A streams past it.
   auto panel = [&](llvm::Value *col0, int64_t vectors, int64_t lastLanes) {
     TileEmitter::PanelSource source;
-    if (shared)
-      source = {b.CreateGEP(accElement, shared, b.CreateMul(col0, b.getInt64(capacity))),
-                vectors * lanes};
-    else if (packed)
+    if (shared) {
+      // Packed just before its row tiles read it, as the unshared panel is,
+      // when no program before this one packed it.
+      llvm::Value *at =
+          b.CreateGEP(accElement, shared->destination, b.CreateMul(col0, b.getInt64(capacity)));
+      unlessAlreadyPacked(b, *shared, [&] { emitter.packPanel(at, col0, vectors, lastLanes); });
+      source = {at, vectors * lanes};
+    } else if (packed)
       source = emitter.packPanel(packed, col0, vectors, lastLanes);
     emitConstantLoop(b, 0, dot.m / tile.rows * tile.rows, tile.rows, [&](llvm::Value *row0) {
       emitter.emit(row0, col0, tile.rows, vectors, lastLanes, source);

@@ -54,6 +54,23 @@ struct PackedLayout {
   std::vector<int64_t> shape; // whatever else decides where each element goes
 };
 
+/// Where a dot's packed B is, and whether a program before this one on the
+/// thread already packed it there (i1).
+struct SharedOperand {
+  llvm::Value *destination;
+  llvm::Value *alreadyPacked;
+};
+
+/// The memory of packSharedB without the packing: the launch's shared copy
+/// when DotOperands::bShareable says B's address names its contents and the
+/// runtime has room, else `scratch`. The caller packs what is not already
+/// packed (unlessAlreadyPacked), in pieces if it likes.
+SharedOperand acquireSharedB(const DotOperands &dot, llvm::Value *scratch, uint64_t bytes,
+                             llvm::Value *rows, const PackedLayout &layout);
+/// Emits `pack()` on the path where `operand` is not already packed.
+void unlessAlreadyPacked(llvm::IRBuilderBase &b, const SharedOperand &operand,
+                         const std::function<void()> &pack);
+
 /// Packs B into memory the launch's programs on this thread share
 /// (blockc_packed_operand) when DotOperands::bShareable says its address
 /// names its contents and the runtime has room, else into `scratch`, its
