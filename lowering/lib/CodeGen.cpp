@@ -2,7 +2,6 @@
 #include "CodeGen.h"
 
 #include "StripDemand.h"
-#include "StripGroups.h"
 #include "blockc/frontend/IRUtils.h"
 #include "blockc/lowering/Loops.h"
 
@@ -67,20 +66,7 @@ llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) 
     bounds_->begin(fn, fn_->getArg(0), params, programIds_);
   }
   findStreamableStores(fn);
-  parameters_.clear();
-  inductionVariables_.clear();
-  loadsRead_.clear();
-  fetchedRoots_.clear();
-  for (const auto &param : fn.body.args)
-    parameters_.insert(param.get());
-  storedRoots_.clear();
-  walkOps(const_cast<Region &>(fn.body), [&](Operation &op) {
-    if (op.kind() == OpKind::For)
-      inductionVariables_[op.regions[0]->args[0].get()] = &op;
-    if (writesMemory(op) && !op.operands.empty() &&
-        op.operands[0]->type().elementType().isPointer())
-      storedRoots_.insert(rootPointer(op.operands[0]));
-  });
+  beginNextProgramFetches(fn);
   emitRegion(fn.body);
   if (emittedStreamingStore_)
     isa_.emitNonTemporalStoreFence(b_);

@@ -439,6 +439,9 @@ private:
   /// in the next; null where the pointers do not depend on the program id or
   /// depend on something other than address arithmetic (a load, a loop).
   llvm::Value *nextProgramOffset(const Value *pointers);
+  /// Resets what the fetches of the kernel `fn` depend on: its parameters,
+  /// its loops' induction variables and the pointers it stores through.
+  void beginNextProgramFetches(const Function &fn);
   /// Records the loads `op` read, once it is emitted.
   void noteLoadsRead(const Operation &op);
   /// Loads `v` reads within a strip, not through scratch.

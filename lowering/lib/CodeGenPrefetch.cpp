@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "CodeGen.h"
 #include "StripGroups.h"
+#include "blockc/frontend/IRUtils.h"
 #include "blockc/lowering/DotKernels.h"
 
 #include "llvm/IR/Module.h"
@@ -59,6 +60,23 @@ bool isProgramIdX(const Operation *op) {
 }
 
 } // namespace
+
+void KernelCodeGen::beginNextProgramFetches(const Function &fn) {
+  parameters_.clear();
+  inductionVariables_.clear();
+  storedRoots_.clear();
+  loadsRead_.clear();
+  fetchedRoots_.clear();
+  for (const auto &param : fn.body.args)
+    parameters_.insert(param.get());
+  walkOps(const_cast<Region &>(fn.body), [&](Operation &op) {
+    if (op.kind() == OpKind::For)
+      inductionVariables_[op.regions[0]->args[0].get()] = &op;
+    if (writesMemory(op) && !op.operands.empty() &&
+        op.operands[0]->type().elementType().isPointer())
+      storedRoots_.insert(rootPointer(op.operands[0]));
+  });
+}
 
 void KernelCodeGen::collectLoadsReadBy(const Value *v, std::vector<const Operation *> &loads,
                                        std::unordered_set<const Value *> &seen) {
