@@ -10,6 +10,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -104,6 +105,35 @@ bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
 }
 
 } // namespace
+
+std::string compileKey(const SourceFile &source, const CompileOptions &options,
+                       const std::string &targetFeatures) {
+  llvm::SHA256 hash;
+  auto add = [&](const std::string &s) {
+    hash.update(s);
+    hash.update(llvm::StringRef("\0", 1));
+  };
+  // The compiler that generates the code, not the process that embeds it: an
+  // application linked with a newer blockc must never load older code.
+  add(compilerBuildId());
+  add(source.text);
+  for (const auto &[name, value] : options.defines)
+    add(name + "=" + value);
+  add(options.target);
+  add(targetFeatures);
+  add(options.fastMath ? "fast" : "precise");
+  add(options.sleefMath ? "sleef-math" : "inline-math");
+  add(options.checkBounds ? "bounds-checked" : "unchecked");
+  add(options.canonicalizePointers ? "canonical-pointers" : "carried-pointer-tiles");
+  add("dot strategy " + options.dotStrategy);
+  add("streaming stores " + std::to_string(int(options.streamingStores)));
+  for (const std::string &kernel : options.kernels)
+    add("kernel " + kernel);
+  std::string out;
+  for (uint8_t byte : hash.final())
+    out += "0123456789abcdef"[byte >> 4], out += "0123456789abcdef"[byte & 15];
+  return out;
+}
 
 bool resolveTarget(const CompileOptions &options, Target &target, std::string &error) {
   return lookupTarget(options.target, target, error) &&

@@ -14,6 +14,9 @@
 #include "blockc/lowering/Compiler.h"
 #include "blockc/targets/IsaLowerings.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -425,6 +428,74 @@ std::string compileInChild(const SourceFile &file, const CompileOptions &options
   return messages.empty() ? "the compiler failed without a message" : messages;
 }
 
+/// Kernel libraries compiled for the test target, kept in
+/// BLOCKC_TEST_LIBRARY_CACHE (tests/cross sets it) and shared by the runs of
+/// one ISA at its several vector lengths: the code is vector-length agnostic,
+/// and compiling and linking it, not QEMU, is most of such a run's time.
+/// Entries are named by compileKey() and the libraries linked against, and
+/// written whole (a copy renamed into place); those older than this test
+/// binary were compiled by an earlier build of it and are removed.
+class LibraryCache {
+public:
+  static const LibraryCache &get() {
+    static LibraryCache cache;
+    return cache;
+  }
+
+  /// Where the library of this compile is kept, or "" with no cache.
+  std::string entryFor(const SourceFile &file, const CompileOptions &options) const {
+    Target target;
+    std::string error;
+    // A compile asked to show its stages must run, cached or not.
+    if (folder_.empty() || wantsDebugOutput(options) || !resolveTarget(options, target, error))
+      return "";
+    llvm::SHA256 hash;
+    hash.update(compileKey(file, options, target.cpu + " " + target.llvmFeatures));
+    for (const std::string &path : options.librarySearchPaths) {
+      hash.update(llvm::StringRef("\0", 1));
+      hash.update(path);
+    }
+    return folder_ + "/" + llvm::toHex(hash.final(), /*LowerCase=*/true) + ".so";
+  }
+
+  static bool fetch(const std::string &entry, const std::string &library) {
+    std::error_code ec;
+    return !entry.empty() &&
+           std::filesystem::copy_file(entry, library,
+                                      std::filesystem::copy_options::overwrite_existing, ec);
+  }
+
+  static void store(const std::string &library, const std::string &entry) {
+    if (entry.empty())
+      return;
+    std::string partial = entry + ".partial." + std::to_string(getpid());
+    std::error_code ec;
+    if (std::filesystem::copy_file(library, partial,
+                                   std::filesystem::copy_options::overwrite_existing, ec))
+      std::filesystem::rename(partial, entry, ec);
+    if (ec)
+      std::filesystem::remove(partial, ec);
+  }
+
+private:
+  LibraryCache() {
+    std::string folder = envOr("BLOCKC_TEST_LIBRARY_CACHE", "");
+    std::error_code ec;
+    if (folder.empty() || (std::filesystem::create_directories(folder, ec), ec))
+      return;
+    auto built = std::filesystem::last_write_time("/proc/self/exe", ec);
+    if (ec)
+      return;
+    for (const auto &entry : std::filesystem::directory_iterator(folder, ec)) {
+      std::error_code entryError;
+      if (entry.last_write_time(entryError) < built && !entryError)
+        std::filesystem::remove(entry.path(), entryError);
+    }
+    folder_ = folder;
+  }
+  std::string folder_;
+};
+
 } // namespace
 
 std::string runnerCommand() {
@@ -441,10 +512,14 @@ std::unique_ptr<TestModule> compileRemote(const std::string &source, CompileOpti
     return nullptr;
   }
   std::string library = folder + "/kernels" + std::to_string(++counter) + ".so";
-  std::string error = compileInChild(file, options, library);
-  if (!error.empty()) {
-    ADD_FAILURE() << "compiling for " << options.target << ": " << error << "\n" << source;
-    return nullptr;
+  std::string cached = LibraryCache::get().entryFor(file, options);
+  if (!LibraryCache::fetch(cached, library)) {
+    std::string error = compileInChild(file, options, library);
+    if (!error.empty()) {
+      ADD_FAILURE() << "compiling for " << options.target << ": " << error << "\n" << source;
+      return nullptr;
+    }
+    LibraryCache::store(library, cached);
   }
   DiagnosticEngine diags;
   std::unique_ptr<Module> module = parseModule(file, options.defines, diags);

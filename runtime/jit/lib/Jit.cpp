@@ -67,7 +67,7 @@ std::unique_ptr<JitModule> JitModule::compile(const SourceFile &source,
   if (!module)
     return nullptr;
   KernelCache cache;
-  std::string key = KernelCache::key(source, options, target.cpu + " " + target.llvmFeatures);
+  std::string key = compileKey(source, options, target.cpu + " " + target.llvmFeatures);
   // A compile asked to show its stages must run, cached or not.
   if (!wantsDebugOutput(options)) {
     if (std::optional<std::string> cached = cache.load(key)) {

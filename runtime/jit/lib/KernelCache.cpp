@@ -26,35 +26,6 @@ KernelCache::KernelCache() {
   }
 }
 
-std::string KernelCache::key(const SourceFile &source, const CompileOptions &options,
-                             const std::string &targetFeatures) {
-  llvm::SHA256 hash;
-  auto add = [&](const std::string &s) {
-    hash.update(s);
-    hash.update(llvm::StringRef("\0", 1));
-  };
-  // The compiler that generates the code, not the process that embeds it: an
-  // application linked with a newer blockc must never load older code.
-  add(compilerBuildId());
-  add(source.text);
-  for (const auto &[name, value] : options.defines)
-    add(name + "=" + value);
-  add(options.target);
-  add(targetFeatures);
-  add(options.fastMath ? "fast" : "precise");
-  add(options.sleefMath ? "sleef-math" : "inline-math");
-  add(options.checkBounds ? "bounds-checked" : "unchecked");
-  add(options.canonicalizePointers ? "canonical-pointers" : "carried-pointer-tiles");
-  add("dot strategy " + options.dotStrategy);
-  add("streaming stores " + std::to_string(int(options.streamingStores)));
-  for (const std::string &kernel : options.kernels)
-    add("kernel " + kernel);
-  std::string out;
-  for (uint8_t byte : hash.final())
-    out += "0123456789abcdef"[byte >> 4], out += "0123456789abcdef"[byte & 15];
-  return out;
-}
-
 namespace {
 
 // The trailer after the object: magic, the object's size (little-endian), its

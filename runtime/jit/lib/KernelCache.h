@@ -26,11 +26,7 @@ public:
   bool enabled() const { return !dir_.empty(); }
   const std::string &dir() const { return dir_; }
 
-  /// The key of a compile: source text, constexpr bindings, target (with its
-  /// detected features), the options that change code, and compilerBuildId().
-  static std::string key(const SourceFile &source, const CompileOptions &options,
-                         const std::string &targetFeatures);
-  /// The object stored under `key`, if there is a whole, undamaged one.
+  /// The object stored under `key` (compileKey()), if there is a whole, undamaged one.
   std::optional<std::string> load(const std::string &key) const;
   /// Best effort: a cache that cannot be written only costs a recompile.
   void store(const std::string &key, const std::string &object) const;

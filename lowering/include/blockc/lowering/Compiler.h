@@ -132,6 +132,15 @@ bool resolveTarget(const CompileOptions &options, Target &target, std::string &e
 /// when its result is cached.
 bool wantsDebugOutput(const CompileOptions &options);
 
+/// The key of a compile: the compiler (compilerBuildId()), the source text,
+/// its constexpr bindings, the target with its resolved features
+/// (`targetFeatures`: the CPU and LLVM feature string), and every option that
+/// changes the code. Two compiles with one key generate the same object, so
+/// caches of compiled kernels key on it; an option added to CompileOptions
+/// that changes code belongs here.
+std::string compileKey(const SourceFile &source, const CompileOptions &options,
+                       const std::string &targetFeatures);
+
 /// Identifies the code blockc generates: a hash of the compiler's own sources
 /// and build settings, taken when blockc was built, and LLVM's version.
 /// Kernel caches key on it.
