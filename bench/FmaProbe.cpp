@@ -19,28 +19,28 @@ namespace {
 
 constexpr int64_t kStepsPerIteration = 1 << 16;
 
-void zmmChains(benchmark::State &state) {
-  if (!__builtin_cpu_supports("avx512f")) {
-    state.SkipWithError("this CPU has no AVX-512F");
+using FmaChains = float (*)(int64_t steps, int64_t *flopsPerStep);
+
+/// Runs `chains` where the CPU has what they need (`missing` names it).
+void probe(benchmark::State &state, bool supported, const char *missing, FmaChains chains) {
+  if (!supported) {
+    state.SkipWithError(missing);
     return;
   }
   int64_t flopsPerStep = 0;
   for (auto _ : state)
-    benchmark::DoNotOptimize(fmaChainsZmm(kStepsPerIteration, &flopsPerStep));
+    benchmark::DoNotOptimize(chains(kStepsPerIteration, &flopsPerStep));
   state.counters["flop_per_second"] = benchmark::Counter(
       double(state.iterations()) * kStepsPerIteration * flopsPerStep, benchmark::Counter::kIsRate);
 }
 
+void zmmChains(benchmark::State &state) {
+  probe(state, __builtin_cpu_supports("avx512f"), "this CPU has no AVX-512F", fmaChainsZmm);
+}
+
 void ymmChains(benchmark::State &state) {
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
-    state.SkipWithError("this CPU has no AVX2 and FMA");
-    return;
-  }
-  int64_t flopsPerStep = 0;
-  for (auto _ : state)
-    benchmark::DoNotOptimize(fmaChainsYmm(kStepsPerIteration, &flopsPerStep));
-  state.counters["flop_per_second"] = benchmark::Counter(
-      double(state.iterations()) * kStepsPerIteration * flopsPerStep, benchmark::Counter::kIsRate);
+  probe(state, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"),
+        "this CPU has no AVX2 and FMA", fmaChainsYmm);
 }
 
 void threadCounts(benchmark::internal::Benchmark *b) {
