@@ -6,6 +6,7 @@
 #include "blockc/targetinfo/Target.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -129,10 +130,7 @@ std::string compileKey(const SourceFile &source, const CompileOptions &options,
   add("streaming stores " + std::to_string(int(options.streamingStores)));
   for (const std::string &kernel : options.kernels)
     add("kernel " + kernel);
-  std::string out;
-  for (uint8_t byte : hash.final())
-    out += "0123456789abcdef"[byte >> 4], out += "0123456789abcdef"[byte & 15];
-  return out;
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
 bool resolveTarget(const CompileOptions &options, Target &target, std::string &error) {
