@@ -54,10 +54,13 @@ def main():
                           "Skip regular expression found in output."))
             f.write(entry(3, "codegen.batch.1of2", BATCH_OUTPUT, "Test Failed."))
             f.write(entry(4, "driver.Broken", "boom\n", "Test Failed."))
+            f.write(entry(5, "scripts.drawing", "SKIPPED: drawing needs matplotlib\n",
+                          "Skip regular expression found in output."))
         result = subprocess.run([SCRIPT, build], capture_output=True, text=True)
     out = result.stdout
     expected = [
-        "4 ctest entries: 1 passed, 1 skipped, 2 failed",
+        "5 ctest entries: 1 passed, 2 skipped, 2 failed",
+        "skipped    1: drawing needs matplotlib",
         "skipped    2: CPU features missing: amx-tile",
         "skipped    1: no AVX-512 here",
         "FAILED: codegen.batch.1of2\n",
