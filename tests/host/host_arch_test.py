@@ -96,7 +96,10 @@ def build(arch, source_dir, build_dir, userland):
                                                           "debian13-blockc.cmake"),
                  "-DBLOCKC_HOST_ARCH=" + arch, "-DBLOCKC_USERLAND=" + userland,
                  "-DCMAKE_BUILD_TYPE=Release", "-DBLOCKC_WERROR=ON",
-                 "-DBLOCKC_BUILD_TESTS=OFF", "-DBLOCKC_BUILD_BENCHMARKS=OFF"]
+                 "-DBLOCKC_BUILD_TESTS=OFF", "-DBLOCKC_BUILD_BENCHMARKS=OFF",
+                 # A third of the build's time, as each source no longer parses LLVM's
+                 # headers on its own; the main build still compiles file by file.
+                 "-DCMAKE_UNITY_BUILD=ON"]
     # The Python module for Debian 13's Python, whose headers lie in the userland
     # (FindPython would look for them under the sysroot a second time).
     version = os.path.basename(userland_python(userland))

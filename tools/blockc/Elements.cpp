@@ -10,11 +10,11 @@
 
 namespace blockc::driver {
 
-namespace {
-
 std::string quoted(std::string_view text) {
   return "'" + std::string(text) + "'";
 }
+
+namespace {
 
 /// "an i32", "an f32", "a bf16".
 std::string withArticle(ScalarKind kind) {

@@ -33,6 +33,9 @@ template <typename Int> bool parseWhole(std::string_view text, Int &value) {
   return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
+/// `text` in single quotes, as every error of `blockc run` quotes what it was given.
+std::string quoted(std::string_view text);
+
 /// True when `text` could be a scalar of some kind: a number, `inf`, `nan`,
 /// `true` or `false`. Its kind is known only once it meets its parameter.
 bool looksLikeNumber(std::string_view text);

@@ -17,10 +17,6 @@ namespace blockc::driver {
 
 namespace {
 
-std::string quoted(std::string_view text) {
-  return "'" + std::string(text) + "'";
-}
-
 bool parseWord(std::string_view text, std::initializer_list<std::pair<const char *, int32_t>> words,
                int32_t &value) {
   for (auto [word, v] : words) {

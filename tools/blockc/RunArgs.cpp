@@ -15,10 +15,6 @@ namespace {
 
 constexpr std::string_view kElementTypes = "i1, i8, i16, i32, i64, f16, bf16, f32 or f64";
 
-std::string quoted(std::string_view text) {
-  return "'" + std::string(text) + "'";
-}
-
 std::string parameterList(const std::vector<Param> &params) {
   std::string out;
   for (const Param &p : params)

@@ -76,12 +76,6 @@ std::string percent(unsigned part, unsigned whole) {
   return std::to_string(whole ? (part * 100 + whole / 2) / whole : 0) + "%";
 }
 
-std::string hex(uint64_t value) {
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format_hex(value, 2);
-  return text;
-}
-
 std::string fixed(double value) {
   std::string text;
   llvm::raw_string_ostream(text) << llvm::format("%.1f", value);
@@ -139,7 +133,7 @@ std::string renderTable(const std::vector<Report> &reports, bool withListings, i
     out << report.source << ": " << report.architecture << ", estimates for " << report.cpu << "\n";
     for (const FunctionReport &f : report.functions) {
       unsigned total = f.code.mix.total();
-      out << "\nfunction " << f.name << " (" << hex(f.address) << "): " << total
+      out << "\nfunction " << f.name << " (" << llvm::format_hex(f.address, 2) << "): " << total
           << " instructions, " << percent(f.code.mix.vectorOrMatrix(), total)
           << " vector or matrix\n";
       writeSummary(out, f.code, "  ");
@@ -147,8 +141,8 @@ std::string renderTable(const std::vector<Report> &reports, bool withListings, i
         if (loopIndex >= 0 && int(l.index) != loopIndex)
           continue;
         unsigned n = l.code.mix.total();
-        out << "  loop " << l.index << " at " << hex(l.header) << ", depth " << l.depth
-            << (l.innermost ? ", innermost" : "") << ": " << n << " instructions, "
+        out << "  loop " << l.index << " at " << llvm::format_hex(l.header, 2) << ", depth "
+            << l.depth << (l.innermost ? ", innermost" : "") << ": " << n << " instructions, "
             << percent(l.code.mix.vectorOrMatrix(), n) << " vector or matrix\n";
         writeSummary(out, l.code, "    ");
         if (l.estimate) {
