@@ -1,6 +1,7 @@
 //===- Compiler.cpp - Compiled bytes to files -----------------------------===//
 #include "blockc/lowering/Compiler.h"
 
+#include "ElfLinker.h"
 #include "blockc/frontend/Files.h"
 #include "blockc/lowering/Emit.h"
 #include "blockc/targetinfo/Target.h"
@@ -10,7 +11,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
@@ -36,7 +36,7 @@ std::string systemLibraryFolder(const Target &target) {
   return "/usr/" + multiarch + "/lib";
 }
 
-/// Links `object` with lld into a shared library that names the libraries
+/// Links `object` with ld.lld into a shared library that names the libraries
 /// it calls (SLEEF, libm: the only ones checkRuntimeSymbols allows), found
 /// in `options.librarySearchPaths` or the target's system folder.
 bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
@@ -44,13 +44,6 @@ bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
   Target target;
   if (!resolveTarget(options, target, error))
     return false;
-  auto linker = llvm::sys::findProgramByName("ld.lld-22");
-  if (!linker)
-    linker = llvm::sys::findProgramByName("ld.lld");
-  if (!linker) {
-    error = "--emit=so needs ld.lld (package lld-22)";
-    return false;
-  }
   std::vector<std::string> folders = options.librarySearchPaths;
   folders.push_back(systemLibraryFolder(target));
   RuntimeLibraries needs = runtimeLibraries(object);
@@ -78,17 +71,16 @@ bool linkSharedLibrary(const std::string &object, const std::string &outputPath,
   std::string libraryPath = (linkFolder + "/kernels.so").str();
   bool ok = writeFile(objectPath, object, error);
   if (ok) {
-    std::vector<std::string> args = {*linker, "-shared", "-o", libraryPath, objectPath};
+    std::vector<std::string> args = {"-shared", "-o", libraryPath, objectPath};
     for (const std::string &folder : folders)
       args.insert(args.end(), {"-L", folder});
     if (!needs.sleefSymbol.empty())
       args.push_back("-lsleef");
     if (needs.libm)
       args.push_back("-lm");
-    std::vector<llvm::StringRef> argv(args.begin(), args.end());
     std::string message;
-    if (llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0, &message) != 0) {
-      error = "linking " + outputPath + " failed" + (message.empty() ? "" : ": " + message);
+    if (!runElfLinker(args, message)) {
+      error = "linking " + outputPath + " failed: " + message;
       ok = false;
     }
   }
@@ -131,6 +123,10 @@ std::string compileKey(const SourceFile &source, const CompileOptions &options,
   for (const std::string &kernel : options.kernels)
     add("kernel " + kernel);
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+bool linksSharedLibrariesInProcess() {
+  return elfLinkerRunsInProcess();
 }
 
 bool resolveTarget(const CompileOptions &options, Target &target, std::string &error) {

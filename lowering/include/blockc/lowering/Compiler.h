@@ -124,6 +124,10 @@ std::optional<CompiledModule> compileSource(const SourceFile &source, const Comp
 bool compileToFile(const SourceFile &source, const CompileOptions &options, EmitKind kind,
                    const std::string &outputPath, DiagnosticEngine &diags);
 
+/// Whether compileToFile links a shared library inside this process (blockc
+/// built with liblld) rather than by running the ld.lld program.
+bool linksSharedLibrariesInProcess();
+
 /// The target `options` name, with its feature changes applied.
 bool resolveTarget(const CompileOptions &options, Target &target, std::string &error);
 
