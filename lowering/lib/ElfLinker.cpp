@@ -16,6 +16,18 @@
 LLD_HAS_DRIVER(elf)
 #endif
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BLOCKC_LEAK_CHECKED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define BLOCKC_LEAK_CHECKED 1
+#endif
+#if BLOCKC_LEAK_CHECKED
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace blockc {
 
 namespace {
@@ -91,7 +103,15 @@ bool linkInProcess(const std::vector<std::string> &arguments, std::string &error
   // just for the link: its signal handlers are process-wide, and a process
   // that embeds blockc (Python) has its own.
   llvm::CrashRecoveryContext::Enable();
+#if BLOCKC_LEAK_CHECKED
+  // A link that ends that way abandons what lld had allocated, by design:
+  // the leak checker is not to report lld's memory as blockc's.
+  __lsan_disable();
+#endif
   lld::Result result = lld::lldMain(argv, out, out, {{lld::Gnu, &lld::elf::link}});
+#if BLOCKC_LEAK_CHECKED
+  __lsan_enable();
+#endif
   llvm::CrashRecoveryContext::Disable();
   if (!result.canRunAgain)
     inProcessLinkerUsable = false;
