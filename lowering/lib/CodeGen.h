@@ -106,8 +106,12 @@ private:
     llvm::Value *first = nullptr;    ///< the first lane's pointer
     llvm::Value *pointers = nullptr; ///< every lane's, where needed
     bool vector = false;
+    bool mayStream = false; ///< the store may take a non-temporal strip
   };
   StoreStrip prepareStoreStrip(const Operation &op, const Coords &coords, bool vector);
+  /// Whether `op`'s strips may stream (findStreamableStores), given whether
+  /// they compute math.
+  bool storeMayStream(const Operation &op, bool computesMath);
   void commitStoreStrip(const Operation &op, const StoreStrip &strip);
   /// A strip of `op`'s store, contiguous at `ptr`: non-temporal when the
   /// store may stream (CompileOptions::streamingStores, findStreamableStores),

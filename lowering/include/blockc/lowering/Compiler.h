@@ -52,7 +52,8 @@ struct CompileOptions {
   std::string dotStrategy;
   /// Stores that bypass the cache (non-temporal) for outputs the kernel never
   /// reads: `Auto` where a launch writes at least kStreamingStoreBytes through
-  /// the store (decided when the kernel runs, from its grid), `Always`, `Never`.
+  /// the store (decided when the kernel runs, from its grid) unless its strips
+  /// compute math and are narrower than a cache line, `Always`, `Never`.
   enum class StreamingStores { Auto, Always, Never };
   StreamingStores streamingStores = StreamingStores::Auto;
   /// Folders where `--emit=so` looks for the target's SLEEF and libm before
