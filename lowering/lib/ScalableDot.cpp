@@ -30,6 +30,17 @@ unsigned bitsOf(ScalarKind kind) {
   return kind == ScalarKind::F16 || kind == ScalarKind::BF16 ? 16 : bitWidth(kind);
 }
 
+/// Whether the K loop loads step k + 1's operands while step k multiplies
+/// (ScalableTileEmitter::emitKLoop): under a vector length, for dots that
+/// multiply as loaded. Widened operands carried across the loop lose their
+/// widening multiply-adds (f16's scalar of A is then splat by vrgather) and
+/// spill: in llvm-mca's X60 model f16 ran several times slower, bf16 took 78
+/// cycles a step instead of 54, and i8 gained nothing.
+bool pipelinesOperands(TailPredication tail, const DotOperands &dot) {
+  return tail == TailPredication::VectorLength && isFloatKind(dot.cKind) &&
+         dot.aKind == dot.cKind && dot.bKind == dot.cKind;
+}
+
 ScalableTile chooseTile(const ScalableRegisterFile &file, const DotOperands &dot) {
   unsigned accBits = bitWidth(dot.cKind), inBits = bitsOf(dot.bKind);
   int64_t minLanes = int64_t(file.bitsPerVscale * file.minVscale / accBits);
@@ -49,13 +60,14 @@ ScalableTile chooseTile(const ScalableRegisterFile &file, const DotOperands &dot
   // B's row as loaded, and widened where no instruction widens it: f16
   // multiplies as loaded (vfwmacc.vf), i8 as i16 (vwmacc.vx), bf16 is
   // shifted into f32. A comes from scalar registers (.vf, .vx).
+  // A pipelined K loop holds two of B's rows: step k's and step k + 1's.
   auto registersOf = [&](unsigned bits) { return std::max(1u, group * bits / accBits); };
-  unsigned bRegisters = registersOf(inBits);
+  unsigned bRegisters = (pipelinesOperands(file.tail, dot) ? 2 : 1) * registersOf(inBits);
   if (dot.bKind == ScalarKind::I8)
     bRegisters += registersOf(16);
   else if (dot.bKind == ScalarKind::BF16)
     bRegisters += group;
-  int64_t rows = std::max<int64_t>(1, (file.registers - bRegisters) / group);
+  int64_t rows = std::max<int64_t>(1, (int64_t(file.registers) - bRegisters) / group);
   return {std::min(rows, dot.m), 1, group};
 }
 
@@ -69,7 +81,7 @@ struct PanelEdge {
 class ScalableTileEmitter {
 public:
   ScalableTileEmitter(const DotOperands &dot, ScalableTile tile, const ScalableRegisterFile &file)
-      : dot_(dot), b_(dot.builder), tile_(tile),
+      : dot_(dot), b_(dot.builder), tile_(tile), pipelined_(pipelinesOperands(file.tail, dot)),
         lanesPerVscale_(file.bitsPerVscale / bitWidth(dot.cKind) * tile.group),
         aType_(dotMemoryType(b_.getContext(), dot.aKind)),
         cType_(dotMemoryType(b_.getContext(), dot.cKind)),
@@ -151,12 +163,62 @@ private:
                                return accumulateGroup(c, g, col0, vectorLanes, rows, edge);
                              });
     }
-    acc = emitCarryingLoop(
-        b_, groupedK, dot_.k, 1, acc, [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
-          return accumulate(c, loadOperands(kk, col0, vectorLanes, rows, edge), edge);
-        });
+    acc = emitKLoop(groupedK, acc, col0, vectorLanes, rows, edge);
     for (size_t i = 0; i < cAt.size(); ++i)
       store(acc[i], cAt[i], edge, int64_t(i) % tile_.vectors);
+  }
+
+  /// Steps `begin` to K into the accumulators `acc`. Where pipelinesOperands
+  /// holds, the operands of step k + 1 are loaded while step k multiplies:
+  /// an in-order core (the K1's X60) otherwise waits on B's row and on each
+  /// scalar of A before the multiply-adds that read them, every step. In
+  /// llvm-mca's X60 model that took the f32 kernel from 37 cycles a step (7
+  /// rows, 76% of the vector unit) to 25 (6 rows, 96%). The last step loads
+  /// nothing ahead, so no load reads past K.
+  std::vector<llvm::Value *> emitKLoop(int64_t begin, std::vector<llvm::Value *> acc,
+                                       llvm::Value *col0, llvm::Value *vectorLanes, int64_t rows,
+                                       const PanelEdge &edge) {
+    if (!pipelined_ || begin >= dot_.k)
+      return emitCarryingLoop(
+          b_, begin, dot_.k, 1, acc, [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
+            return accumulate(c, loadOperands(kk, col0, vectorLanes, rows, edge), edge);
+          });
+    size_t accumulators = acc.size();
+    auto withOperands = [&](std::vector<llvm::Value *> carried, const KOperands &k) {
+      carried.insert(carried.end(), k.bRow.begin(), k.bRow.end());
+      carried.insert(carried.end(), k.aColumn.begin(), k.aColumn.end());
+      return carried;
+    };
+    auto operandsIn = [&](const std::vector<llvm::Value *> &carried) {
+      KOperands k;
+      auto bEnd = carried.begin() + std::ptrdiff_t(accumulators + size_t(tile_.vectors));
+      k.bRow.assign(carried.begin() + std::ptrdiff_t(accumulators), bEnd);
+      k.aColumn.assign(bEnd, carried.end());
+      return k;
+    };
+    auto accumulatorsIn = [&](const std::vector<llvm::Value *> &carried) {
+      return std::vector<llvm::Value *>(carried.begin(),
+                                        carried.begin() + std::ptrdiff_t(accumulators));
+    };
+    // One step: load step kk + 1's operands, multiply step kk's (carried).
+    auto step = [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
+      KOperands next =
+          loadOperands(b_.CreateAdd(kk, b_.getInt64(1)), col0, vectorLanes, rows, edge);
+      return withOperands(accumulate(accumulatorsIn(c), operandsIn(c), edge), next);
+    };
+    std::vector<llvm::Value *> carried =
+        withOperands(acc, loadOperands(b_.getInt64(begin), col0, vectorLanes, rows, edge));
+    // Two steps a trip, so the two copies of the operands trade places
+    // instead of one being copied into the other's registers at the back
+    // edge (a vmv4r.v of B's row, every step).
+    int64_t pipelined = dot_.k - 1 - begin, paired = begin + pipelined / 2 * 2;
+    carried = emitCarryingLoop(b_, begin, paired, 2, carried,
+                               [&](llvm::Value *kk, const std::vector<llvm::Value *> &c) {
+                                 return step(b_.CreateAdd(kk, b_.getInt64(1)), step(kk, c));
+                               });
+    if (paired < dot_.k - 1)
+      carried = step(b_.getInt64(paired), carried);
+    return accumulate(accumulatorsIn(carried), operandsIn(carried), edge);
   }
 
   KOperands loadOperands(llvm::Value *kk, llvm::Value *col0, llvm::Value *vectorLanes, int64_t rows,
@@ -389,6 +451,7 @@ private:
   static constexpr int64_t kPackColumns = 16;
 
   ScalableTile tile_;
+  bool pipelined_;
   unsigned lanesPerVscale_;
   const LaneDotProduct *laneDot_ = nullptr;
   llvm::Value *packedB_ = nullptr;
