@@ -16,7 +16,10 @@
 
 #include <dlfcn.h>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
+#include <random>
 
 namespace blockc {
 namespace {
@@ -87,6 +90,47 @@ TEST_F(SharedLibraryLink, DamagedLibraryIsAnErrorAndTheNextLinkWorks) {
   ASSERT_NE(library, nullptr) << dlerror();
   EXPECT_NE(dlsym(library, "gelu"), nullptr);
   dlclose(library);
+  fs::remove_all(folder);
+}
+
+// Damaged copies of the host's SLEEF, cut short or with bytes changed in its
+// headers and anywhere: every link succeeds or fails with a message, never
+// ends the process, and leaves no output behind when it fails.
+TEST_F(SharedLibraryLink, DamagedLibrariesNeverEndTheProcess) {
+  fs::path folder = freshFolder("fuzz");
+  fs::path output = folder / "gelu.so";
+  std::string original;
+  {
+    std::ifstream in(hostSleef, std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(original.size(), 4096u);
+  options.librarySearchPaths = {folder.string()};
+  std::mt19937_64 random(20261127);
+  int failed = 0;
+  for (int attempt = 0; attempt < 24; ++attempt) {
+    std::string damaged = original;
+    if (attempt % 3 == 0) {
+      damaged.resize(64 + random() % (damaged.size() - 64));
+    } else {
+      size_t span = attempt % 3 == 1 ? 4096 : damaged.size();
+      for (int flips = 1 + int(random() % 32); flips > 0; --flips)
+        damaged[random() % span] = char(random());
+    }
+    std::ofstream(folder / "libsleef.so", std::ios::binary | std::ios::trunc) << damaged;
+    std::string message;
+    if (link(output, message)) {
+      EXPECT_TRUE(fs::exists(output)) << "attempt " << attempt;
+    } else {
+      ++failed;
+      EXPECT_NE(message.find("linking " + output.string() + " failed: "), std::string::npos)
+          << "attempt " << attempt << ": " << message;
+      EXPECT_FALSE(fs::exists(output)) << "attempt " << attempt;
+    }
+    fs::remove(output);
+  }
+  // Most damage is found: a check that accepted everything would not be one.
+  EXPECT_GE(failed, 8);
   fs::remove_all(folder);
 }
 
