@@ -10,17 +10,12 @@
 #include "CodeGen.h"
 #include "StripGroups.h"
 #include "blockc/frontend/IRUtils.h"
+#include "blockc/lowering/Compiler.h"
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 
 namespace blockc {
-
-namespace {
-
-constexpr uint64_t kCacheLineBytes = 64;
-
-} // namespace
 
 void KernelCodeGen::emitStore(const Operation &op) {
   const Type &ptrType = op.operands[0]->type();
@@ -169,7 +164,7 @@ bool KernelCodeGen::storeMayStream(const Operation &op, bool computesMath) {
   const llvm::DataLayout &layout = module_.getDataLayout();
   uint64_t stripBytes =
       stripCount_.getFixedValue() * layout.getTypeStoreSize(memoryType(op.operands[1]->type()));
-  return !(computesMath && stripBytes < kCacheLineBytes);
+  return !(computesMath && stripBytes < uint64_t(kCacheLineBytes));
 }
 
 void KernelCodeGen::streamOrStoreStrip(const Operation &op, llvm::Value *value, llvm::Value *ptr,

@@ -67,8 +67,6 @@ int64_t ceilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-constexpr int64_t kCacheLineBytes = 64;
-
 /// The packed panel of B a fused K loop may fill (RegisterBlockedDot): every
 /// row tile streams it once per K, so it should stay in L1. Shallow K steps
 /// gain (C is loaded and stored once per step); a step that fills the panel

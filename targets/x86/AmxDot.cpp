@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "AmxDot.h"
 
+#include "blockc/lowering/Compiler.h"
 #include "blockc/lowering/DotKernels.h"
 
 #include "llvm/IR/Constants.h"
@@ -21,7 +22,6 @@ namespace {
 
 constexpr int64_t kTileRows = 16;
 constexpr int64_t kRowBytes = 64;
-constexpr int64_t kCacheLineBytes = 64;
 constexpr unsigned kFirstA = 4, kFirstB = 6;
 
 int64_t roundUp(int64_t x, int64_t to) {

@@ -92,6 +92,10 @@ enum class PrintFormat : uint8_t { Signed = 0, Unsigned = 1, Float = 2, Hex = 3 
 /// cached for the next kernel anyway.
 constexpr uint64_t kStreamingStoreBytes = uint64_t(32) << 20;
 
+/// The cache line the generated code plans for: 64 bytes on every CPU blockc
+/// targets (x86, the K1's X60, AArch64 cores).
+constexpr int64_t kCacheLineBytes = 64;
+
 enum class EmitKind { LLVMIR, Assembly, Object, SharedLibrary, Header };
 
 /// What the launcher and tools need to know about one compiled kernel.
