@@ -108,7 +108,9 @@ private:
     bool vector = false;
     bool mayStream = false; ///< the store may take a non-temporal strip
   };
-  StoreStrip prepareStoreStrip(const Operation &op, const Coords &coords, bool vector);
+  /// `mayStream`: storeMayStream's answer for `op`.
+  StoreStrip prepareStoreStrip(const Operation &op, const Coords &coords, bool vector,
+                               bool mayStream);
   /// Whether `op`'s strips may stream (findStreamableStores), given whether
   /// they compute math.
   bool storeMayStream(const Operation &op, bool computesMath);

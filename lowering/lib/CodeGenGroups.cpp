@@ -69,6 +69,11 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
     return false;
   };
   bool computesMath = std::any_of(group.sinks.begin(), group.sinks.end(), sinkComputesMath);
+  // The group's stores wait through all of its strip's work, math included.
+  std::vector<bool> storesMayStream;
+  for (const StripSink &sink : group.sinks)
+    storesMayStream.push_back(sink.kind == StripSink::Kind::Store &&
+                              storeMayStream(*sink.op, computesMath));
   // An in-order core overlaps only what one trip holds: a group of stores
   // takes independent strips too.
   if (!ways)
@@ -95,7 +100,7 @@ void KernelCodeGen::emitStripGroup(const StripGroup &group) {
         SinkStrip &strip = strips[way][i];
         switch (sink.kind) {
         case StripSink::Kind::Store:
-          strip.store = prepareStoreStrip(*sink.op, coords, vector);
+          strip.store = prepareStoreStrip(*sink.op, coords, vector, storesMayStream[i]);
           break;
         case StripSink::Kind::Reduce:
           strip.value = states[i].reduction->prepareStrip(coords, vector);

@@ -47,8 +47,7 @@ void KernelCodeGen::emitStore(const Operation &op) {
         ptrType.shape(), ways,
         [&](const Coords &coords, bool vector, unsigned way) {
           fetchForNextProgram(fetches, coords, vector);
-          pending[way] = prepareStoreStrip(op, coords, vector);
-          pending[way].mayStream = mayStream;
+          pending[way] = prepareStoreStrip(op, coords, vector, mayStream);
         },
         [&](const Coords &, bool, unsigned way) { commitStoreStrip(op, pending[way]); });
   };
@@ -61,9 +60,11 @@ void KernelCodeGen::emitStore(const Operation &op) {
 }
 
 KernelCodeGen::StoreStrip KernelCodeGen::prepareStoreStrip(const Operation &op,
-                                                           const Coords &coords, bool vector) {
+                                                           const Coords &coords, bool vector,
+                                                           bool mayStream) {
   StoreStrip strip;
   strip.vector = vector;
+  strip.mayStream = mayStream;
   strip.value = toMemory(evalOperand(op, 1, coords, vector), op.operands[1]->type());
   strip.mask = vector ? tailMask_ : nullptr;
   if (op.hasMask && !fullMasks_.count(op.operands[2]))
