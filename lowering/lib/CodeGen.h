@@ -240,6 +240,9 @@ private:
     /// The strip of the source at `coords`, widened, inactive lanes neutral.
     llvm::Value *prepareStrip(const Coords &coords, bool vector);
     void accumulateStrip(llvm::Value *x, llvm::Value *column, bool vector, unsigned way);
+    /// `updated`, with the accumulator's `old` lanes past a vector-length
+    /// strip's end, which prepareStrip left unneutralized.
+    llvm::Value *keepTail(llvm::Value *updated, llvm::Value *old);
     /// The row's result: a scalar when `buffer` is null, else stored at
     /// `rowCoords` of it.
     void finishRow(const Coords &rowCoords, llvm::Value *buffer);
@@ -372,8 +375,10 @@ private:
   llvm::Value *everyLaneOn(const Value *mask);
   /// i1, in a few scalar instructions, for index masks: signed compares of
   /// affine integer offsets (extremesOf) and conjunctions and broadcasts of
-  /// them; nullopt for any other mask.
-  std::optional<llvm::Value *> everyLaneOnAtOnce(const Value *mask);
+  /// them; nullopt for any other mask. Where the answer is true, the offsets
+  /// it compared (added to `compared`) do not wrap.
+  std::optional<llvm::Value *> everyLaneOnAtOnce(const Value *mask,
+                                                 std::vector<const Value *> *compared = nullptr);
   /// The least and greatest lane (i64) of an i8/i16/i32 block or scalar
   /// whose strides along every axis are known, and whether they are exact
   /// (i1: the lanes computed in the type's width did not wrap).
@@ -381,6 +386,11 @@ private:
     llvm::Value *min, *max, *exact;
   };
   std::optional<Extremes> extremesOf(const Value *x);
+  /// Lane `coords` of operand `i` of `op`, sign-extended to i64, computed from
+  /// the block's first lane and its strides when its lanes do not wrap
+  /// (exactOffsets_); null otherwise. An address then needs no per-strip
+  /// 32-bit add and extension, and LLVM can step a pointer from strip to strip.
+  llvm::Value *exactLaneAsI64(const Operation &op, unsigned i, const Coords &coords);
   /// The masks of the loads and stores that evaluating `v` (or running `op`)
   /// strip by strip performs, through virtual values.
   void collectAccessMasks(const Value *v, std::vector<const Value *> &masks,
@@ -409,6 +419,9 @@ private:
   /// full version of versionOnFullMasks): loads and stores under them take
   /// no mask.
   std::unordered_set<const Value *> fullMasks_;
+  /// Integer blocks whose lanes are known not to wrap in the code being
+  /// emitted: the offsets the full version of versionOnFullMasks compared.
+  std::unordered_set<const Value *> exactOffsets_;
   /// A scalar argument known to be 1 in the code being emitted (inside the
   /// rows-contiguous version of a transposable access).
   const Value *knownUnitScale_ = nullptr;

@@ -171,8 +171,10 @@ llvm::Value *KernelCodeGen::evalDef(const Operation &op, const Value *v, const C
     return evalLoad(op, coords, vector);
   case OpKind::AddPtr: {
     llvm::Value *base = evalOperand(op, 0, coords, vector);
-    llvm::Value *offset = evalOperand(op, 1, coords, vector);
-    offset = b_.CreateSExtOrTrunc(offset, vector ? vectorOf(b_.getInt64Ty()) : b_.getInt64Ty());
+    llvm::Value *offset = vector ? nullptr : exactLaneAsI64(op, 1, coords);
+    if (!offset)
+      offset = b_.CreateSExtOrTrunc(evalOperand(op, 1, coords, vector),
+                                    vector ? vectorOf(b_.getInt64Ty()) : b_.getInt64Ty());
     return b_.CreateGEP(memoryType(Type::scalar(type.kind())), base, offset);
   }
   case OpKind::Cast:

@@ -57,7 +57,31 @@ std::optional<KernelCodeGen::Extremes> KernelCodeGen::extremesOf(const Value *x)
   return extremes;
 }
 
-std::optional<llvm::Value *> KernelCodeGen::everyLaneOnAtOnce(const Value *mask) {
+llvm::Value *KernelCodeGen::exactLaneAsI64(const Operation &op, unsigned i, const Coords &coords) {
+  const Value *v = op.operands[i];
+  if (!v->type().isBlock() || !exactOffsets_.count(v))
+    return nullptr;
+  const Shape &shape = v->type().shape();
+  size_t offset = coords.size() - shape.size();
+  Coords origin(shape.size(), i64(0));
+  llvm::Value *lane = b_.CreateSExt(eval(v, origin, false), b_.getInt64Ty());
+  for (size_t axis = 0; axis < shape.size(); ++axis) {
+    if (shape[axis] == 1)
+      continue;
+    std::optional<Stride> stride = strideAlong(v, axis);
+    if (!stride)
+      return nullptr;
+    if (stride->isConstant(0))
+      continue;
+    llvm::Value *step = b_.CreateMul(coords[axis + offset], runtimeStride(*stride), "",
+                                     /*HasNUW=*/false, /*HasNSW=*/true);
+    lane = b_.CreateAdd(lane, step, "", /*HasNUW=*/false, /*HasNSW=*/true);
+  }
+  return lane;
+}
+
+std::optional<llvm::Value *>
+KernelCodeGen::everyLaneOnAtOnce(const Value *mask, std::vector<const Value *> *compared) {
   if (mask->type().isScalar())
     return eval(mask, {}, false);
   const Operation *op = mask->definingOp();
@@ -65,8 +89,9 @@ std::optional<llvm::Value *> KernelCodeGen::everyLaneOnAtOnce(const Value *mask)
     return std::nullopt;
   switch (op->kind()) {
   case OpKind::And: {
-    std::optional<llvm::Value *> left = everyLaneOnAtOnce(op->operands[0]);
-    std::optional<llvm::Value *> right = left ? everyLaneOnAtOnce(op->operands[1]) : std::nullopt;
+    std::optional<llvm::Value *> left = everyLaneOnAtOnce(op->operands[0], compared);
+    std::optional<llvm::Value *> right =
+        left ? everyLaneOnAtOnce(op->operands[1], compared) : std::nullopt;
     if (!right)
       return std::nullopt;
     return b_.CreateAnd(*left, *right);
@@ -75,7 +100,7 @@ std::optional<llvm::Value *> KernelCodeGen::everyLaneOnAtOnce(const Value *mask)
   case OpKind::ExpandDims:
   case OpKind::Reshape:
   case OpKind::Splat:
-    return everyLaneOnAtOnce(op->operands[0]);
+    return everyLaneOnAtOnce(op->operands[0], compared);
   case OpKind::Const:
     return b_.getInt1(op->constant.intValue != 0);
   case OpKind::Cmp: {
@@ -102,6 +127,8 @@ std::optional<llvm::Value *> KernelCodeGen::everyLaneOnAtOnce(const Value *mask)
       holds = b_.CreateICmpSGE(left->min, right->max);
       break;
     }
+    if (compared)
+      compared->insert(compared->end(), op->operands.begin(), op->operands.end());
     return b_.CreateAnd(holds, b_.CreateAnd(left->exact, right->exact));
   }
   default:
@@ -160,13 +187,13 @@ void KernelCodeGen::collectAccessMasks(const Operation &op, std::vector<const Va
 void KernelCodeGen::versionOnFullMasks(llvm::ArrayRef<const Value *> masks,
                                        llvm::ArrayRef<const Value *> scalarResults,
                                        const std::function<void()> &body) {
-  std::vector<const Value *> whole;
+  std::vector<const Value *> whole, compared;
   llvm::Value *allOn = nullptr;
   if (!bounds_)
     for (const Value *mask : masks) {
       if (fullMasks_.count(mask))
         continue;
-      std::optional<llvm::Value *> on = everyLaneOnAtOnce(mask);
+      std::optional<llvm::Value *> on = everyLaneOnAtOnce(mask, &compared);
       if (!on)
         continue;
       allOn = allOn ? b_.CreateAnd(allOn, *on) : *on;
@@ -182,12 +209,20 @@ void KernelCodeGen::versionOnFullMasks(llvm::ArrayRef<const Value *> masks,
   auto version = [&](llvm::BasicBlock *block, bool full) {
     memo_.clear();
     b_.SetInsertPoint(block);
-    if (full)
+    std::vector<const Value *> newlyExact;
+    if (full) {
       fullMasks_.insert(whole.begin(), whole.end());
+      for (const Value *offsets : compared)
+        if (offsets->type().isBlock() && exactOffsets_.insert(offsets).second)
+          newlyExact.push_back(offsets);
+    }
     body();
-    if (full)
+    if (full) {
       for (const Value *mask : whole)
         fullMasks_.erase(mask);
+      for (const Value *offsets : newlyExact)
+        exactOffsets_.erase(offsets);
+    }
     std::vector<llvm::Value *> results;
     for (const Value *v : scalarResults)
       results.push_back(scalars_.at(v));

@@ -135,9 +135,18 @@ void KernelCodeGen::Reduction::beginRow(int64_t length, unsigned ways) {
 
 llvm::Value *KernelCodeGen::Reduction::prepareStrip(const Coords &coords, bool vector) {
   llvm::Value *x = widen(cg_.eval(op_.operands[0], coords, vector));
+  // Past a vector length, accumulateStrip keeps the accumulator's lanes.
+  if (vector && cg_.tailKeptByVectorLength())
+    return x;
   if (llvm::Value *active = cg_.activeLanes())
     x = cg_.b_.CreateSelect(active, x, cg_.splat(identity_));
   return x;
+}
+
+llvm::Value *KernelCodeGen::Reduction::keepTail(llvm::Value *updated, llvm::Value *old) {
+  return updated->getType()->isVectorTy() && cg_.tailKeptByVectorLength()
+             ? cg_.keepInactiveLanes(updated, old)
+             : updated;
 }
 
 void KernelCodeGen::Reduction::accumulateStrip(llvm::Value *x, llvm::Value *column, bool vector,
@@ -149,19 +158,23 @@ void KernelCodeGen::Reduction::accumulateStrip(llvm::Value *x, llvm::Value *colu
     // Inactive lanes hold the NaN identity: neither better nor a number.
     llvm::Value *seenSlot = seenSlots_[way % ways_];
     llvm::Type *seenTy = seenType(vector);
-    auto [acc, seen] = stepOrdered(b.CreateLoad(accTy, accSlot), b.CreateLoad(seenTy, seenSlot), x);
-    b.CreateStore(acc, accSlot);
-    b.CreateStore(seen, seenSlot);
+    llvm::Value *oldAcc = b.CreateLoad(accTy, accSlot);
+    llvm::Value *oldSeen = b.CreateLoad(seenTy, seenSlot);
+    auto [acc, seen] = stepOrdered(oldAcc, oldSeen, x);
+    b.CreateStore(keepTail(acc, oldAcc), accSlot);
+    b.CreateStore(keepTail(seen, oldSeen), seenSlot);
     return;
   }
   llvm::Type *idxTy = vector ? cg_.vectorOf(b.getInt32Ty()) : b.getInt32Ty();
   llvm::Value *idx = b.CreateTrunc(column, b.getInt32Ty());
   if (vector)
     idx = b.CreateAdd(cg_.splat(idx), b.CreateStepVector(idxTy));
-  auto [acc, accIdx] = step(b.CreateLoad(accTy, accSlot), b.CreateLoad(idxTy, idxSlot_), x, idx);
-  b.CreateStore(acc, accSlot);
+  llvm::Value *oldAcc = b.CreateLoad(accTy, accSlot);
+  llvm::Value *oldIdx = b.CreateLoad(idxTy, idxSlot_);
+  auto [acc, accIdx] = step(oldAcc, oldIdx, x, idx);
+  b.CreateStore(keepTail(acc, oldAcc), accSlot);
   if (accIdx)
-    b.CreateStore(accIdx, idxSlot_);
+    b.CreateStore(keepTail(accIdx, oldIdx), idxSlot_);
 }
 
 void KernelCodeGen::Reduction::finishRow(const Coords &rowCoords, llvm::Value *buffer) {

@@ -150,6 +150,15 @@ public:
   llvm::Value *vectorLength();
   /// The lanes of the current strip inside its row, or null when all are.
   llvm::Value *activeLanes();
+  /// `updated` in the current strip's lanes inside its row, `old` in the
+  /// others: an accumulator strip that the row's tail must leave as it was.
+  /// Under a vector length this is the update itself, tail undisturbed
+  /// (`llvm.vp.merge`), where a mask would cost RVV a `vid`, a compare and
+  /// a `vmerge` on every strip of a strip-mined row.
+  llvm::Value *keepInactiveLanes(llvm::Value *updated, llvm::Value *old);
+  /// Whether keepInactiveLanes alone keeps the current strip's tail: its
+  /// lanes past the row need not be neutralized before they are combined.
+  bool tailKeptByVectorLength() const { return tailEvl_ && !tailMask_ && !evlCoversStrip_; }
   /// A strip (or element) at `coords` of a row-major buffer of `type`, in
   /// its memory type, under the current strip's tail.
   llvm::Value *loadBuffer(llvm::Value *buffer, const Type &type, const Coords &coords, bool vector);

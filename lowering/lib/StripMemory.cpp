@@ -29,6 +29,15 @@ llvm::Value *StripEmitter::activeLanes() {
   return b_.CreateICmpULT(b_.CreateStepVector(vectorOf(i32)), splat(tailEvl_));
 }
 
+llvm::Value *StripEmitter::keepInactiveLanes(llvm::Value *updated, llvm::Value *old) {
+  if (tailKeptByVectorLength())
+    return b_.CreateIntrinsic(llvm::Intrinsic::vp_merge, {updated->getType()},
+                              {allTrueMask(), updated, old, tailEvl_});
+  if (llvm::Value *active = activeLanes())
+    return b_.CreateSelect(active, updated, old);
+  return updated;
+}
+
 llvm::Value *StripEmitter::loadStrip(llvm::Type *type, llvm::Value *ptr, llvm::Align align,
                                      llvm::Value *mask, llvm::Value *passthru) {
   if (tailEvl_) {
