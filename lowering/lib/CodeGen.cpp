@@ -18,7 +18,11 @@ KernelCodeGen::KernelCodeGen(const Target &target, const IsaLowering &isa, llvm:
 
 llvm::Function *KernelCodeGen::emitKernel(Function &fn, const FusionPlan &plan) {
   plan_ = plan;
-  stripCount_ = isa_.stripShape(measureStripDemand(fn, plan)).lanes;
+  StripDemand demand = measureStripDemand(fn, plan);
+  StripShape shape = isa_.stripShape(demand);
+  stripCount_ = shape.lanes;
+  stripRegisters_ =
+      shape.registerGroup * std::max(1u, demand.widestIndexBits / demand.widestElementBits);
   auto *i32 = b_.getInt32Ty();
   auto *type =
       llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32, i32, i32, i32}, false);

@@ -12,6 +12,10 @@ llvm::Value *KernelCodeGen::eval(const Value *v, const Coords &coords, bool vect
     llvm::Value *s = scalars_.at(v);
     return vector ? splat(s) : s;
   }
+  // A select or an arithmetic use of a mask the full version proved whole
+  // (layer norm's `select %mask, %centered, 0`) needs no compare either.
+  if (fullMasks_.count(v))
+    return vector ? allTrueMask() : b_.getTrue();
   auto key = std::make_tuple(v, vector, llvm::SmallVector<llvm::Value *, 3>(coords));
   auto hit = memo_.find(key);
   if (hit != memo_.end())

@@ -150,17 +150,14 @@ void StripEmitter::forEachStripOfRow(int64_t length,
 }
 
 unsigned StripEmitter::waysFor(int64_t length, unsigned ways) const {
-  bool fixedLanes =
-      !stripCount_.isScalable() && isa_.tailPredication() == TailPredication::LaneMask;
   // A row of vector-length strips takes its whole chunks `ways` strips at a
-  // time (forEachStripOfRow), counted here at the least lanes a strip has;
-  // not when a strip is already a group of four or eight registers
-  // (kMaxLanesPerWay): two of those and their temporaries spill.
-  bool narrowVectorLength = isa_.tailPredication() == TailPredication::VectorLength &&
-                            stripCount_.getKnownMinValue() <= kMaxLanesPerWay;
-  if (!fixedLanes && !narrowVectorLength)
+  // time (forEachStripOfRow), counted here at the least lanes a strip has.
+  unsigned lanes = stripCount_.getKnownMinValue();
+  if (isa_.tailPredication() == TailPredication::VectorLength)
+    ways = std::min(ways, std::max(1u, kMaxRegistersInFlight / stripRegisters_));
+  else if (stripCount_.isScalable() || isa_.tailPredication() != TailPredication::LaneMask)
     return 1;
-  int64_t fullStrips = length / int64_t(stripCount_.getKnownMinValue());
+  int64_t fullStrips = length / int64_t(lanes);
   return unsigned(std::clamp<int64_t>(fullStrips, 1, ways));
 }
 

@@ -122,10 +122,10 @@ public:
   /// `evaluate` for each of `strips` in turn, then `commit` for each.
   void runStrips(const std::vector<StripAt> &strips, const StripBody &evaluate,
                  const StripBody &commit);
-  /// The most lanes (times vscale) a vector-length strip may have for its
-  /// row to take several ways: 4 is RVV's m2 for 32-bit elements. An i32 to
-  /// f16 cast in m8 strips two ways spilled on every strip.
-  static constexpr unsigned kMaxLanesPerWay = 4;
+  /// The most registers the widest strips of one trip of a vector-length row
+  /// span together: four RVV m2 strips, two m4, one m8. An i32 to f16 cast
+  /// in m8 strips two ways spilled on every strip.
+  static constexpr unsigned kMaxRegistersInFlight = 8;
   /// How many ways a row of `length` elements takes at most `ways` in.
   unsigned waysFor(int64_t length, unsigned ways) const;
   void forEachElement(const Shape &shape, const std::function<void(const Coords &)> &body);
@@ -239,6 +239,9 @@ protected:
   /// Lanes per strip: an i64 constant, or vscale times one.
   llvm::Value *stripLanes_ = nullptr;
   llvm::ElementCount stripCount_;
+  /// Registers the widest strip of the kernel spans, its index strips
+  /// included (an RVV m4 group of i8 data with i32 offsets: 16).
+  unsigned stripRegisters_ = 1;
   /// Active lanes of the strip being emitted; null when all are (or when
   /// tailEvl_ says which are).
   llvm::Value *tailMask_ = nullptr;
