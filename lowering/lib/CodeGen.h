@@ -240,9 +240,6 @@ private:
     /// The strip of the source at `coords`, widened, inactive lanes neutral.
     llvm::Value *prepareStrip(const Coords &coords, bool vector);
     void accumulateStrip(llvm::Value *x, llvm::Value *column, bool vector, unsigned way);
-    /// `updated`, with the accumulator's `old` lanes past a vector-length
-    /// strip's end, which prepareStrip left unneutralized.
-    llvm::Value *keepTail(llvm::Value *updated, llvm::Value *old);
     /// The row's result: a scalar when `buffer` is null, else stored at
     /// `rowCoords` of it.
     void finishRow(const Coords &rowCoords, llvm::Value *buffer);

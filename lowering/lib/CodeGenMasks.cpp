@@ -193,9 +193,13 @@ void KernelCodeGen::versionOnFullMasks(llvm::ArrayRef<const Value *> masks,
     for (const Value *mask : masks) {
       if (fullMasks_.count(mask))
         continue;
-      std::optional<llvm::Value *> on = everyLaneOnAtOnce(mask, &compared);
+      // Only a mask the version tests vouches for its offsets: a conjunction
+      // whose second part could not be tested leaves its first part's out.
+      std::vector<const Value *> maskCompared;
+      std::optional<llvm::Value *> on = everyLaneOnAtOnce(mask, &maskCompared);
       if (!on)
         continue;
+      compared.insert(compared.end(), maskCompared.begin(), maskCompared.end());
       allOn = allOn ? b_.CreateAnd(allOn, *on) : *on;
       whole.push_back(mask);
     }

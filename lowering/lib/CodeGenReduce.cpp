@@ -143,12 +143,6 @@ llvm::Value *KernelCodeGen::Reduction::prepareStrip(const Coords &coords, bool v
   return x;
 }
 
-llvm::Value *KernelCodeGen::Reduction::keepTail(llvm::Value *updated, llvm::Value *old) {
-  return updated->getType()->isVectorTy() && cg_.tailKeptByVectorLength()
-             ? cg_.keepInactiveLanes(updated, old)
-             : updated;
-}
-
 void KernelCodeGen::Reduction::accumulateStrip(llvm::Value *x, llvm::Value *column, bool vector,
                                                unsigned way) {
   llvm::Value *accSlot = accSlots_[way % ways_];
@@ -161,8 +155,8 @@ void KernelCodeGen::Reduction::accumulateStrip(llvm::Value *x, llvm::Value *colu
     llvm::Value *oldAcc = b.CreateLoad(accTy, accSlot);
     llvm::Value *oldSeen = b.CreateLoad(seenTy, seenSlot);
     auto [acc, seen] = stepOrdered(oldAcc, oldSeen, x);
-    b.CreateStore(keepTail(acc, oldAcc), accSlot);
-    b.CreateStore(keepTail(seen, oldSeen), seenSlot);
+    b.CreateStore(cg_.keepInactiveLanes(acc, oldAcc), accSlot);
+    b.CreateStore(cg_.keepInactiveLanes(seen, oldSeen), seenSlot);
     return;
   }
   llvm::Type *idxTy = vector ? cg_.vectorOf(b.getInt32Ty()) : b.getInt32Ty();
@@ -172,9 +166,9 @@ void KernelCodeGen::Reduction::accumulateStrip(llvm::Value *x, llvm::Value *colu
   llvm::Value *oldAcc = b.CreateLoad(accTy, accSlot);
   llvm::Value *oldIdx = b.CreateLoad(idxTy, idxSlot_);
   auto [acc, accIdx] = step(oldAcc, oldIdx, x, idx);
-  b.CreateStore(keepTail(acc, oldAcc), accSlot);
+  b.CreateStore(cg_.keepInactiveLanes(acc, oldAcc), accSlot);
   if (accIdx)
-    b.CreateStore(keepTail(accIdx, oldIdx), idxSlot_);
+    b.CreateStore(cg_.keepInactiveLanes(accIdx, oldIdx), idxSlot_);
 }
 
 void KernelCodeGen::Reduction::finishRow(const Coords &rowCoords, llvm::Value *buffer) {

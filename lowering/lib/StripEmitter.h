@@ -150,11 +150,11 @@ public:
   llvm::Value *vectorLength();
   /// The lanes of the current strip inside its row, or null when all are.
   llvm::Value *activeLanes();
-  /// `updated` in the current strip's lanes inside its row, `old` in the
-  /// others: an accumulator strip that the row's tail must leave as it was.
-  /// Under a vector length this is the update itself, tail undisturbed
-  /// (`llvm.vp.merge`), where a mask would cost RVV a `vid`, a compare and
-  /// a `vmerge` on every strip of a strip-mined row.
+  /// `updated` in the current vector-length strip's lanes inside its row,
+  /// `old` in the others (`updated` itself for any other strip): an
+  /// accumulator that the row's tail must leave as it was. The update itself
+  /// keeps them, tail undisturbed (`llvm.vp.merge`), where neutralizing the
+  /// input first would cost RVV a `vid`, a compare and a `vmerge` a strip.
   llvm::Value *keepInactiveLanes(llvm::Value *updated, llvm::Value *old);
   /// Whether keepInactiveLanes alone keeps the current strip's tail: its
   /// lanes past the row need not be neutralized before they are combined.

@@ -30,12 +30,10 @@ llvm::Value *StripEmitter::activeLanes() {
 }
 
 llvm::Value *StripEmitter::keepInactiveLanes(llvm::Value *updated, llvm::Value *old) {
-  if (tailKeptByVectorLength())
-    return b_.CreateIntrinsic(llvm::Intrinsic::vp_merge, {updated->getType()},
-                              {allTrueMask(), updated, old, tailEvl_});
-  if (llvm::Value *active = activeLanes())
-    return b_.CreateSelect(active, updated, old);
-  return updated;
+  if (!updated->getType()->isVectorTy() || !tailKeptByVectorLength())
+    return updated;
+  return b_.CreateIntrinsic(llvm::Intrinsic::vp_merge, {updated->getType()},
+                            {allTrueMask(), updated, old, tailEvl_});
 }
 
 llvm::Value *StripEmitter::loadStrip(llvm::Type *type, llvm::Value *ptr, llvm::Align align,
