@@ -8,7 +8,8 @@
 // (`baseline_xsimd`). Thread counts go up to the machine's core
 // count, for scaling runs on bigger machines.
 //
-// Memory-bound examples: vector_add and gelu on 2^24 f32; softmax (a row in
+// Memory-bound examples: vector_add, gelu and gelu_erf on 2^24 f32 (gelu's on
+// uniform and normal inputs); softmax (a row in
 // BLOCK=1024 chunks) and fused_softmax (a whole row in one block: BLOCK=1024 for
 // n = 1024, else one BLOCK=4096 block,
 // masked) on n x n for n in {1024, 4096}, both against the same loop so the two
@@ -23,6 +24,7 @@
 #include "fused_softmax.h"
 #include "fused_softmax_1024.h"
 #include "gelu.h"
+#include "gelu_erf.h"
 #include "layer_norm.h"
 #include "rms_norm.h"
 #include "softmax.h"
@@ -164,32 +166,34 @@ void rmsNormXsimd(benchmark::State &state) {
 constexpr int64_t kGeluN = int64_t(1) << 24;
 constexpr int kGeluBlock = 4096; // must match -D BLOCK in bench/CMakeLists.txt
 
-void geluBlockc(benchmark::State &state) {
-  static Buffer x = makeBuffer(kGeluN, 1), y = makeBuffer(kGeluN, 3);
+// GELU on uniform inputs in [-1, 1) (makeBuffer's, as every kernel here) and
+// on standard normal ones: gelu_erf's erf takes its short form only where a
+// strip's inputs are all small, and xsimd's erf branches the same way.
+enum class GeluInputs { Uniform, Normal };
+
+Buffer makeGeluInput(GeluInputs inputs) {
+  return inputs == GeluInputs::Uniform ? makeBuffer(kGeluN, 1) : makeNormalBuffer(kGeluN, 1);
+}
+
+template <typename Launch>
+void benchGeluBlockc(benchmark::State &state, GeluInputs inputs, Launch launch) {
+  Buffer x = makeGeluInput(inputs), y = makeBuffer(kGeluN, 3);
   blockc_launch_options options = threadsOption(int(state.range(0)));
   for (auto _ : state)
-    if (gelu_launch(y.get(), x.get(), int32_t(kGeluN), {kGeluN / kGeluBlock, 1, 1}, &options) !=
-        BLOCKC_SUCCESS) {
+    if (launch(y.get(), x.get(), int32_t(kGeluN), blockc_grid{kGeluN / kGeluBlock, 1, 1},
+               &options) != BLOCKC_SUCCESS) {
       state.SkipWithError(blockc_last_error());
       return;
     }
   state.SetBytesProcessed(state.iterations() * kGeluN * 8);
 }
 
-template <typename Fn> void benchGelu(benchmark::State &state, Fn fn) {
-  static Buffer x = makeBuffer(kGeluN, 1), y = makeBuffer(kGeluN, 3);
+template <typename Fn> void benchGelu(benchmark::State &state, GeluInputs inputs, Fn fn) {
+  Buffer x = makeGeluInput(inputs), y = makeBuffer(kGeluN, 3);
   for (auto _ : state)
     parallelRanges(int(state.range(0)), kGeluN,
                    [&](int64_t begin, int64_t end) { fn(x.get(), y.get(), begin, end); });
   state.SetBytesProcessed(state.iterations() * kGeluN * 8);
-}
-
-void geluBaseline(benchmark::State &state) {
-  benchGelu(state, baselineGelu);
-}
-
-void geluXsimd(benchmark::State &state) {
-  benchGelu(state, xsimdGelu);
 }
 
 void addXsimd(benchmark::State &state) {
@@ -212,14 +216,39 @@ BENCHMARK(layerNormBlockc)->Name("aot_layer_norm/blockc")->Apply(normArgs);
 BENCHMARK(layerNormBaseline)->Name("aot_layer_norm/baseline")->Apply(normArgs);
 BENCHMARK(rmsNormBlockc)->Name("aot_rms_norm/blockc")->Apply(normArgs);
 BENCHMARK(rmsNormBaseline)->Name("aot_rms_norm/baseline")->Apply(normArgs);
-BENCHMARK(geluBlockc)->Name("aot_gelu/blockc")->Apply(threadArgs);
-BENCHMARK(geluBaseline)->Name("aot_gelu/baseline")->Apply(threadArgs);
+BENCHMARK_CAPTURE(benchGeluBlockc, uniform, GeluInputs::Uniform, gelu_launch)
+    ->Name("aot_gelu/blockc")
+    ->Apply(threadArgs);
+BENCHMARK_CAPTURE(benchGelu, uniform, GeluInputs::Uniform, baselineGelu)
+    ->Name("aot_gelu/baseline")
+    ->Apply(threadArgs);
+BENCHMARK_CAPTURE(benchGeluBlockc, erf_uniform, GeluInputs::Uniform, gelu_erf_launch)
+    ->Name("aot_gelu_erf/blockc")
+    ->Apply(threadArgs);
+BENCHMARK_CAPTURE(benchGeluBlockc, normal, GeluInputs::Normal, gelu_launch)
+    ->Name("aot_gelu_normal/blockc")
+    ->Apply(threadArgs);
+BENCHMARK_CAPTURE(benchGeluBlockc, erf_normal, GeluInputs::Normal, gelu_erf_launch)
+    ->Name("aot_gelu_erf_normal/blockc")
+    ->Apply(threadArgs);
 BENCHMARK(addXsimd)->Name("aot_vector_add/baseline_xsimd")->Apply(threadArgs);
 BENCHMARK(softmaxXsimd)->Name("aot_softmax/baseline_xsimd")->Apply(softmaxArgs);
 BENCHMARK(softmaxXsimd)->Name("aot_fused_softmax/baseline_xsimd")->Apply(softmaxArgs);
 BENCHMARK(layerNormXsimd)->Name("aot_layer_norm/baseline_xsimd")->Apply(normArgs);
 BENCHMARK(rmsNormXsimd)->Name("aot_rms_norm/baseline_xsimd")->Apply(normArgs);
-BENCHMARK(geluXsimd)->Name("aot_gelu/baseline_xsimd")->Apply(threadArgs);
+BENCHMARK_CAPTURE(benchGelu, xsimd_uniform, GeluInputs::Uniform, xsimdGelu)
+    ->Name("aot_gelu/baseline_xsimd")
+    ->Apply(threadArgs);
+// xsimd's GELU calls xsimd::erf: the baseline of gelu_erf too.
+BENCHMARK_CAPTURE(benchGelu, xsimd_erf_uniform, GeluInputs::Uniform, xsimdGelu)
+    ->Name("aot_gelu_erf/baseline_xsimd")
+    ->Apply(threadArgs);
+BENCHMARK_CAPTURE(benchGelu, xsimd_normal, GeluInputs::Normal, xsimdGelu)
+    ->Name("aot_gelu_normal/baseline_xsimd")
+    ->Apply(threadArgs);
+BENCHMARK_CAPTURE(benchGelu, xsimd_erf_normal, GeluInputs::Normal, xsimdGelu)
+    ->Name("aot_gelu_erf_normal/baseline_xsimd")
+    ->Apply(threadArgs);
 
 int main(int argc, char **argv) {
   return runWithRatios(argc, argv);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <memory>
 #include <omp.h>
+#include <random>
 #include <vector>
 
 namespace blockc::bench {
@@ -24,6 +25,17 @@ inline Buffer makeBuffer(size_t n, unsigned seed) {
   Buffer b(static_cast<float *>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)));
   for (size_t i = 0; i < n; ++i)
     b[i] = float((i * 2654435761u + seed * 977u) % 2001) / 1000.f - 1.f;
+  return b;
+}
+
+/// 64-byte aligned values drawn from the standard normal distribution, as a
+/// layer's activations roughly are; the same on every run for one seed.
+inline Buffer makeNormalBuffer(size_t n, unsigned seed) {
+  Buffer b(static_cast<float *>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)));
+  std::mt19937 generator(seed);
+  std::normal_distribution<float> normal;
+  for (size_t i = 0; i < n; ++i)
+    b[i] = normal(generator);
   return b;
 }
 

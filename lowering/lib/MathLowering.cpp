@@ -203,32 +203,20 @@ llvm::Value *StripEmitter::divideByUniform(llvm::Value *x, llvm::Value *d) {
   llvm::Value *magnitudeOfX = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
   llvm::Value *lanesInRange =
       b_.CreateAnd(b_.CreateFCmpOGE(magnitudeOfX, low), b_.CreateFCmpOLE(magnitudeOfX, high));
-  llvm::Value *y = b_.CreateFDiv(one, d);
-  llvm::Value *q = b_.CreateFMul(x, y);
-  auto fma = [&](llvm::Value *a, llvm::Value *m, llvm::Value *c) {
-    return b_.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {a, m, c});
+  auto throughReciprocal = [&] {
+    llvm::Value *y = b_.CreateFDiv(one, d);
+    llvm::Value *q = b_.CreateFMul(x, y);
+    auto fma = [&](llvm::Value *a, llvm::Value *m, llvm::Value *c) {
+      return b_.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {a, m, c});
+    };
+    // q can be 1.5 ulp off (two roundings); one correction makes it faithful,
+    // and from a faithful quotient the second is correctly rounded.
+    llvm::Value *negativeD = b_.CreateFNeg(d);
+    llvm::Value *faithful = fma(fma(negativeD, q, x), y, q);
+    return fma(fma(negativeD, faithful, x), y, faithful);
   };
-  // q can be 1.5 ulp off (two roundings); one correction makes it faithful,
-  // and from a faithful quotient the second is correctly rounded.
-  llvm::Value *negativeD = b_.CreateFNeg(d);
-  llvm::Value *faithful = fma(fma(negativeD, q, x), y, q);
-  llvm::Value *corrected = fma(fma(negativeD, faithful, x), y, faithful);
-  llvm::Value *exact =
-      lanesInRange->getType()->isVectorTy() ? b_.CreateAndReduce(lanesInRange) : lanesInRange;
-  llvm::BasicBlock *from = b_.GetInsertBlock();
-  auto *divide = llvm::BasicBlock::Create(ctx_, "div.divide", fn_);
-  auto *join = llvm::BasicBlock::Create(ctx_, "div.join", fn_);
-  // Weighted as the rare branch it is: an unweighted one is folded into a
-  // select, and the division computed for every strip after all.
-  b_.CreateCondBr(exact, join, divide, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
-  b_.SetInsertPoint(divide);
-  llvm::Value *quotient = b_.CreateFDiv(x, d);
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
-  llvm::PHINode *result = b_.CreatePHI(type, 2);
-  result->addIncoming(corrected, from);
-  result->addIncoming(quotient, divide);
-  return result;
+  return branchOnEveryLane(lanesInRange, "div", true, throughReciprocal,
+                           [&] { return b_.CreateFDiv(x, d); });
 }
 
 llvm::Value *StripEmitter::floatRemainder(llvm::Value *x, llvm::Value *y) {

@@ -23,6 +23,7 @@
 #include "blockc/targetinfo/Sleef.h"
 #include "blockc/targetinfo/Target.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/MC/MCSchedule.h"
@@ -199,11 +200,25 @@ public:
   llvm::Value *inlineExp(llvm::Value *x, bool base2);
   /// exp without the branch to the normal range's shorter code.
   llvm::Value *wholeRangeExp(llvm::Value *x, bool base2);
+  /// exp's shorter code alone: right where result and 2^n are normal
+  /// floats, x in [-86, 88] ([-125, 127] for exp2), and only there.
+  llvm::Value *normalRangeExp(llvm::Value *x, bool base2);
   std::pair<llvm::Value *, llvm::Value *> expParts(llvm::Value *x, bool base2);
   /// f32 natural log, tanh and erf of a scalar or strip as inline code.
   llvm::Value *inlineLog(llvm::Value *x);
   llvm::Value *inlineTanh(llvm::Value *x);
   llvm::Value *inlineErf(llvm::Value *x);
+  /// `usual()` where `everyLane` holds in every lane of the strip (or for a
+  /// scalar), else `otherwise()`, joined by a phi. `otherwiseRare` weights
+  /// the branch as likely: LLVM then keeps it a branch (an unweighted one
+  /// may be folded into selects, both sides computed for every strip) and
+  /// gives the rare side's values the registers last. Where the other side
+  /// is common (erf of activations past the polynomial's range), the
+  /// branch is weighted even, or the register allocator spills that side's
+  /// every temporary to keep the usual side's constants.
+  llvm::Value *branchOnEveryLane(llvm::Value *everyLane, llvm::StringRef name, bool otherwiseRare,
+                                 llvm::function_ref<llvm::Value *()> usual,
+                                 llvm::function_ref<llvm::Value *()> otherwise);
   /// The polynomial with `coefficients` (lowest degree first) at `x`, by Horner's rule with FMA.
   llvm::Value *polynomial(llvm::Value *x, llvm::ArrayRef<float> coefficients);
   llvm::Value *emitMath(OpKind kind, llvm::ArrayRef<llvm::Value *> args, ScalarKind elem);

@@ -191,9 +191,11 @@ int main(int argc, char **argv) {
     double err = std::max(maxRelativeError(y, want), maxRelativeError(rstd, wantRstd));
     results.push_back({"rms_norm 2048x1000", err < kTolerance, err, t, 8.0 * x.size(), 0});
   }
-  { // gelu: 2^24 elements
+  // gelu by Abramowitz and Stegun's erf, and gelu_erf by blockc's: 2^24
+  // elements, one reference.
+  for (const char *gelu : {"gelu", "gelu_erf"}) {
     int32_t n = 1 << 24;
-    const JitKernel *k = compileExample(dir, "gelu", {{"BLOCK", "4096"}}, keep);
+    const JitKernel *k = compileExample(dir, gelu, {{"BLOCK", "4096"}}, keep);
     if (!k)
       return 1;
     auto x = randomVector(n, 14);
@@ -204,7 +206,7 @@ int main(int argc, char **argv) {
     std::vector<double> want(n);
     reference::gelu(x.data(), want.data(), n);
     double err = maxRelativeError(y, want);
-    results.push_back({"gelu 2^24", err < kTolerance, err, t, 8.0 * n, 0});
+    results.push_back({std::string(gelu) + " 2^24", err < kTolerance, err, t, 8.0 * n, 0});
   }
 
   std::printf("\n%-28s %-7s %-8s %11s %10s %14s\n", "kernel", "target", "correct", "max error",
