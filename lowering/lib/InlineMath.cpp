@@ -234,10 +234,12 @@ llvm::Value *StripEmitter::inlineLog(llvm::Value *x) {
 // tanh and erf are polynomials near zero, where many activations are (a
 // GELU's inputs, scaled by 1/sqrt 2 or sqrt(2/pi)): on out-of-order cores a
 // strip all of whose lanes are there branches past the exp and the rest.
-// Even weights: activations are as often wide (normal ones fill a 16-lane
-// strip with small lanes only 3% of the time). On the Zen 5 (GELU by `erf`,
-// 2^24 f32, one thread) the branch made inputs in [-1, 1) 3.9x (x86-64-v3)
-// and 2.9x (v4) faster and left N(0, 1) inputs within noise. An in-order
+// Even weights: activations are as often wide (normal ones fill an 8-lane
+// strip with small lanes only 18% of the time, a 16-lane one 3%). On the
+// Zen 5 (gelu_erf.bir, 2^24 f32, one thread, medians of three) inputs in
+// [-1, 1) took 4.78 ms against 17.8 straight at x86-64-v3 and 3.24 against
+// 9.68 at v4; N(0, 1) inputs 19.5 against 18.0 at v3 (the branch goes
+// either way there) and 9.79 against 9.80 at v4. An in-order
 // core runs the whole form straight: its wide strips seldom take the short
 // side, and the branch's other side spilled constants (the K1's GELU by
 // `erf` on llvm-mca's X60 model: 104 cycles a strip short, 326 long,
