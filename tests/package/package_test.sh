@@ -7,7 +7,7 @@
 #       its `cmake --install` into SCRATCH/prefix); runs it, then touches one .bir and
 #       checks that only that kernel is recompiled.
 #   package_test.sh cross TOOLCHAIN REPO BLOCKC SCRATCH GENERATOR [-DVAR=VALUE...]
-#       cross-builds blockc's runtime and the eight examples with TOOLCHAIN (a file from
+#       cross-builds blockc's runtime and the nine examples with TOOLCHAIN (a file from
 #       toolchains/) into SCRATCH/blockc, compiled by the host BLOCKC, and runs its ctest
 #       (the examples under QEMU), as docs/k1.md says.
 #   package_test.sh cross-app TOOLCHAIN REPO SCRATCH GENERATOR build|installed [-DVAR=VALUE...]

@@ -6,12 +6,13 @@
 // tools/example-runner (and times them) or, with --quick, at sizes QEMU runs in
 // seconds. Exit code 1 if any result is wrong.
 //
-//   blockc-examples-aot [--quick] [EXAMPLE...]      (default: all eight)
+//   blockc-examples-aot [--quick] [EXAMPLE...]      (default: all nine)
 //
 //===----------------------------------------------------------------------===//
 #include "References.h"
 #include "fused_softmax.h"
 #include "gelu.h"
+#include "gelu_erf.h"
 #include "layer_norm.h"
 #include "matmul.h"
 #include "matmul_softmax.h"
@@ -204,17 +205,26 @@ Result rmsNorm() {
           0};
 }
 
-Result gelu() {
+// gelu (Abramowitz and Stegun's erf) and gelu_erf (blockc's erf): one reference.
+template <typename Launch> Result geluBy(const char *name, Launch launch) {
   int32_t n = quick ? 3 * 4096 + 7 : 1 << 24;
   auto x = randomVector(n, 14);
   std::vector<float> y(n);
-  double t = run("gelu", [&] {
-    return gelu_launch(y.data(), x.data(), n, {(n + 4095) / 4096, 1, 1}, nullptr);
+  double t = run(name, [&] {
+    return launch(y.data(), x.data(), n, blockc_grid{(n + 4095) / 4096, 1, 1}, nullptr);
   });
   std::vector<double> want(n);
   blockc::reference::gelu(x.data(), want.data(), n);
   double err = maxRelativeError(y, want);
-  return {"gelu " + std::to_string(n), err < kTolerance, err, t, 8.0 * n, 0};
+  return {std::string(name) + " " + std::to_string(n), err < kTolerance, err, t, 8.0 * n, 0};
+}
+
+Result gelu() {
+  return geluBy("gelu", gelu_launch);
+}
+
+Result geluErf() {
+  return geluBy("gelu_erf", gelu_erf_launch);
 }
 
 } // namespace
@@ -227,7 +237,8 @@ int main(int argc, char **argv) {
                                                             {"matmul_softmax", matmulSoftmax},
                                                             {"fused_softmax", fusedSoftmax},
                                                             {"rms_norm", rmsNorm},
-                                                            {"gelu", gelu}};
+                                                            {"gelu", gelu},
+                                                            {"gelu_erf", geluErf}};
   std::vector<Result (*)()> chosen;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
@@ -240,7 +251,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "usage: %s [--quick] [EXAMPLE...]\n"
                    "unknown example '%s'; the examples are vector_add, softmax, layer_norm, "
-                   "matmul, matmul_softmax, fused_softmax, rms_norm, gelu\n",
+                   "matmul, matmul_softmax, fused_softmax, rms_norm, gelu, gelu_erf\n",
                    argv[0], argv[i]);
       return 1;
     }
