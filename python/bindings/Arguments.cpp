@@ -46,9 +46,26 @@ template <typename T> void store(ArgumentSlot &slot, T value) {
 }
 
 bool convertPointer(PyObject *value, ArgumentSlot &slot, std::string &error) {
+  // A numpy array gives its first element's address through the buffer
+  // protocol in about 0.1 us, where Python's __array_interface__ builds a
+  // dict (1 us) for each pointer of each launch.
+  if (!PyLong_Check(value) && PyObject_CheckBuffer(value)) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(value, &view, PyBUF_STRIDED_RO) != 0) {
+      PyErr_Clear();
+      error = "expected an address as an int or an object with a strided buffer (a numpy "
+              "array), " +
+              got(value);
+      return false;
+    }
+    store(slot, uintptr_t(view.buf));
+    PyBuffer_Release(&view);
+    return true;
+  }
   PyObject *integer = asInteger(value);
   if (!integer) {
-    error = "expected an address as an int (such as array.ctypes.data or tensor.data_ptr()), " +
+    error = "expected an address as an int (such as array.ctypes.data or tensor.data_ptr()) or "
+            "a numpy array, " +
             got(value);
     return false;
   }

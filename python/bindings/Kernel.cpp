@@ -199,7 +199,8 @@ void bindKernel(py::module_ &module) {
 
 grid: (x, y, z) program counts (1 or 2 counts: the others are 1).
 args: one value per parameter, in order: an int address for a pointer
-  (array.ctypes.data, tensor.data_ptr(); 0 is allowed), an int for an
+  (array.ctypes.data, tensor.data_ptr(); 0 is allowed) or an object with
+  the buffer protocol (a numpy array: its first element), an int for an
   integer parameter (it must fit the type), a float or int for a float
   parameter, a bool (or 0, 1) for i1.
 extents: for a kernel with checks_bounds, the size IN BYTES of the buffer

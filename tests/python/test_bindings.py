@@ -234,6 +234,23 @@ def test_wrong_argument_count(vector_add):
                                "got 3")
 
 
+def test_arrays_pass_their_first_element(vector_add):
+    # A numpy array stands for its first element's address (the buffer
+    # protocol), views and negative strides included, as ctypes.data does.
+    a = np.arange(8, dtype=np.float32)
+    b = np.arange(8, dtype=np.float32)[::-1]
+    out = np.zeros(8, dtype=np.float32)
+    vector_add.launch((1, 1, 1), [a[2:], b[::-1], out, 4])
+    np.testing.assert_array_equal(out[:4], a[2:6] + np.arange(4, dtype=np.float32))
+    out[:] = 0
+    c = b.copy()
+    vector_add.launch((1, 1, 1), [a, c, out, 8])
+    np.testing.assert_array_equal(out, a + c)
+    readonly = np.frombuffer(bytes(32), dtype=np.float32)
+    vector_add.launch((1, 1, 1), [readonly, readonly, out, 8])
+    np.testing.assert_array_equal(out, np.zeros(8, dtype=np.float32))
+
+
 def test_out_of_range_and_mistyped_arguments(vector_add):
     a = np.zeros(4, dtype=np.float32)
     p = a.ctypes.data
@@ -244,8 +261,8 @@ def test_out_of_range_and_mistyped_arguments(vector_add):
                                                 r"got float 4.0"):
         vector_add.launch((1, 1, 1), [p, p, p, 4.0])
     with pytest.raises(_core.LaunchError, match=r"argument 0 \(%a: ptr<f32>\): expected an "
-                                                r"address as an int .*got numpy.ndarray"):
-        vector_add.launch((1, 1, 1), [a, p, p, 4])
+                                                r"address as an int .*got str a"):
+        vector_add.launch((1, 1, 1), ["a", p, p, 4])
     with pytest.raises(_core.LaunchError, match=r"argument 1 \(%b: ptr<f32>\): -1 is not an "
                                                 "address"):
         vector_add.launch((1, 1, 1), [p, -1, p, 4])

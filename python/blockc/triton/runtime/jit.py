@@ -114,6 +114,23 @@ def _address(value):
     return value.__array_interface__["data"][0]
 
 
+def _launch_pointer(value):
+    """What Kernel.launch takes for a pointer argument: a torch tensor's
+    address, a numpy array itself (the launch reads its address through the
+    buffer protocol, without building __array_interface__'s dict), any other
+    array's address."""
+    if hasattr(value, "data_ptr"):
+        return value.data_ptr()
+    if isinstance(value, _ndarray()):
+        return value
+    return value.__array_interface__["data"][0]
+
+
+def _ndarray():
+    numpy = sys.modules.get("numpy")
+    return numpy.ndarray if numpy is not None else ()
+
+
 def _extent_bytes(value):
     """Bytes from the tensor's first element to the end of its memory, which
     a bounds-checked kernel may touch."""
@@ -234,7 +251,7 @@ class JITFunction:
         for index in compiled.stored_arguments:
             if _is_read_only(runtime_values[index]):
                 raise self._read_only_error(compiled.runtime_params[index].name)
-        values = [_address(value) if is_pointer else value
+        values = [_launch_pointer(value) if is_pointer else value
                   for is_pointer, value in zip(compiled.pointer_params, runtime_values)]
         extents = [_extent_bytes(value) for is_pointer, value in
                    zip(compiled.pointer_params, runtime_values) if is_pointer] \
@@ -275,7 +292,7 @@ class JITFunction:
             elif hasattr(value, "data_ptr"):
                 device = value.device
                 key.append((value.dtype, device.type if device is not None else None))
-            elif getattr(value, "ndim", 0) > 0 and hasattr(value, "__array_interface__"):
+            elif getattr(value, "ndim", 0) > 0 and hasattr(kind, "__array_interface__"):
                 # An array, not a numpy scalar (those are typed by value).
                 key.append((value.dtype, "array"))
             else:
