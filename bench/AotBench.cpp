@@ -216,40 +216,39 @@ BENCHMARK(layerNormBlockc)->Name("aot_layer_norm/blockc")->Apply(normArgs);
 BENCHMARK(layerNormBaseline)->Name("aot_layer_norm/baseline")->Apply(normArgs);
 BENCHMARK(rmsNormBlockc)->Name("aot_rms_norm/blockc")->Apply(normArgs);
 BENCHMARK(rmsNormBaseline)->Name("aot_rms_norm/baseline")->Apply(normArgs);
-BENCHMARK_CAPTURE(benchGeluBlockc, uniform, GeluInputs::Uniform, gelu_launch)
-    ->Name("aot_gelu/blockc")
-    ->Apply(threadArgs);
-BENCHMARK_CAPTURE(benchGelu, uniform, GeluInputs::Uniform, baselineGelu)
-    ->Name("aot_gelu/baseline")
-    ->Apply(threadArgs);
-BENCHMARK_CAPTURE(benchGeluBlockc, erf_uniform, GeluInputs::Uniform, gelu_erf_launch)
-    ->Name("aot_gelu_erf/blockc")
-    ->Apply(threadArgs);
-BENCHMARK_CAPTURE(benchGeluBlockc, normal, GeluInputs::Normal, gelu_launch)
-    ->Name("aot_gelu_normal/blockc")
-    ->Apply(threadArgs);
-BENCHMARK_CAPTURE(benchGeluBlockc, erf_normal, GeluInputs::Normal, gelu_erf_launch)
-    ->Name("aot_gelu_erf_normal/blockc")
-    ->Apply(threadArgs);
 BENCHMARK(addXsimd)->Name("aot_vector_add/baseline_xsimd")->Apply(threadArgs);
 BENCHMARK(softmaxXsimd)->Name("aot_softmax/baseline_xsimd")->Apply(softmaxArgs);
 BENCHMARK(softmaxXsimd)->Name("aot_fused_softmax/baseline_xsimd")->Apply(softmaxArgs);
 BENCHMARK(layerNormXsimd)->Name("aot_layer_norm/baseline_xsimd")->Apply(normArgs);
 BENCHMARK(rmsNormXsimd)->Name("aot_rms_norm/baseline_xsimd")->Apply(normArgs);
-BENCHMARK_CAPTURE(benchGelu, xsimd_uniform, GeluInputs::Uniform, xsimdGelu)
-    ->Name("aot_gelu/baseline_xsimd")
-    ->Apply(threadArgs);
-// xsimd's GELU calls xsimd::erf: the baseline of gelu_erf too.
-BENCHMARK_CAPTURE(benchGelu, xsimd_erf_uniform, GeluInputs::Uniform, xsimdGelu)
-    ->Name("aot_gelu_erf/baseline_xsimd")
-    ->Apply(threadArgs);
-BENCHMARK_CAPTURE(benchGelu, xsimd_normal, GeluInputs::Normal, xsimdGelu)
-    ->Name("aot_gelu_normal/baseline_xsimd")
-    ->Apply(threadArgs);
-BENCHMARK_CAPTURE(benchGelu, xsimd_erf_normal, GeluInputs::Normal, xsimdGelu)
-    ->Name("aot_gelu_erf_normal/baseline_xsimd")
-    ->Apply(threadArgs);
 
 int main(int argc, char **argv) {
+  // The GELUs on both input distributions: aot_gelu (uniform), aot_gelu_normal,
+  // aot_gelu_erf, aot_gelu_erf_normal. xsimd's GELU calls xsimd::erf, so it is
+  // the baseline of both blockc kernels; the -O3 loop, of gelu on uniform inputs.
+  using GeluLaunch = decltype(&gelu_launch);
+  struct GeluKernel {
+    const char *name;
+    GeluLaunch launch;
+  };
+  for (GeluInputs inputs : {GeluInputs::Uniform, GeluInputs::Normal}) {
+    std::string suffix = inputs == GeluInputs::Normal ? "_normal" : "";
+    auto add = [&](const std::string &name, auto run) {
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
+        run(state, inputs);
+      })->Apply(threadArgs);
+    };
+    for (GeluKernel kernel :
+         {GeluKernel{"aot_gelu", &gelu_launch}, GeluKernel{"aot_gelu_erf", &gelu_erf_launch}}) {
+      GeluLaunch launch = kernel.launch;
+      add(kernel.name + suffix + "/blockc",
+          [launch](benchmark::State &state, GeluInputs in) { benchGeluBlockc(state, in, launch); });
+      add(kernel.name + suffix + "/baseline_xsimd",
+          [](benchmark::State &state, GeluInputs in) { benchGelu(state, in, xsimdGelu); });
+    }
+    if (inputs == GeluInputs::Uniform)
+      add("aot_gelu/baseline",
+          [](benchmark::State &state, GeluInputs in) { benchGelu(state, in, baselineGelu); });
+  }
   return runWithRatios(argc, argv);
 }

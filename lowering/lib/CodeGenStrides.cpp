@@ -111,25 +111,7 @@ llvm::Value *KernelCodeGen::runtimeStride(const Stride &stride) {
 llvm::Value *KernelCodeGen::whenUnitStride(llvm::Value *stride,
                                            const std::function<llvm::Value *()> &unit,
                                            const std::function<llvm::Value *()> &other) {
-  auto *unitBlock = llvm::BasicBlock::Create(ctx_, "stride.unit", fn_);
-  auto *otherBlock = llvm::BasicBlock::Create(ctx_, "stride.other", fn_);
-  auto *merge = llvm::BasicBlock::Create(ctx_, "stride.merge", fn_);
-  b_.CreateCondBr(b_.CreateICmpEQ(stride, i64(1)), unitBlock, otherBlock);
-  b_.SetInsertPoint(unitBlock);
-  llvm::Value *unitValue = unit();
-  llvm::BasicBlock *unitEnd = b_.GetInsertBlock();
-  b_.CreateBr(merge);
-  b_.SetInsertPoint(otherBlock);
-  llvm::Value *otherValue = other();
-  llvm::BasicBlock *otherEnd = b_.GetInsertBlock();
-  b_.CreateBr(merge);
-  b_.SetInsertPoint(merge);
-  if (!unitValue)
-    return nullptr;
-  llvm::PHINode *phi = b_.CreatePHI(unitValue->getType(), 2);
-  phi->addIncoming(unitValue, unitEnd);
-  phi->addIncoming(otherValue, otherEnd);
-  return phi;
+  return branchAndJoin(b_.CreateICmpEQ(stride, i64(1)), "stride.unit", nullptr, unit, other);
 }
 
 } // namespace blockc

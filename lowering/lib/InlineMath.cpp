@@ -106,32 +106,42 @@ std::pair<llvm::Value *, llvm::Value *> StripEmitter::expParts(llvm::Value *x, b
   return {b_.CreateFAdd(f(1.0f), b_.CreateFAdd(rHi, small)), n};
 }
 
+llvm::Value *StripEmitter::branchAndJoin(llvm::Value *condition, llvm::StringRef name,
+                                         llvm::MDNode *weights,
+                                         llvm::function_ref<llvm::Value *()> then,
+                                         llvm::function_ref<llvm::Value *()> otherwise) {
+  auto *thenBlock = llvm::BasicBlock::Create(ctx_, name + ".then", fn_);
+  auto *elseBlock = llvm::BasicBlock::Create(ctx_, name + ".else", fn_);
+  auto *join = llvm::BasicBlock::Create(ctx_, name + ".join", fn_);
+  b_.CreateCondBr(condition, thenBlock, elseBlock, weights);
+  b_.SetInsertPoint(thenBlock);
+  llvm::Value *thenValue = then();
+  llvm::BasicBlock *thenEnd = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(elseBlock);
+  llvm::Value *elseValue = otherwise();
+  llvm::BasicBlock *elseEnd = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  if (!thenValue)
+    return nullptr;
+  llvm::PHINode *result = b_.CreatePHI(thenValue->getType(), 2, name);
+  result->addIncoming(thenValue, thenEnd);
+  result->addIncoming(elseValue, elseEnd);
+  return result;
+}
+
 llvm::Value *StripEmitter::branchOnEveryLane(llvm::Value *everyLane, llvm::StringRef name,
                                              bool otherwiseRare,
                                              llvm::function_ref<llvm::Value *()> usual,
                                              llvm::function_ref<llvm::Value *()> otherwise) {
   if (everyLane->getType()->isVectorTy())
     everyLane = b_.CreateAndReduce(everyLane);
-  auto *usualBlock = llvm::BasicBlock::Create(ctx_, name + ".usual", fn_);
-  auto *otherBlock = llvm::BasicBlock::Create(ctx_, name + ".other", fn_);
-  auto *join = llvm::BasicBlock::Create(ctx_, name + ".join", fn_);
   llvm::MDBuilder weights(ctx_);
-  b_.CreateCondBr(everyLane, usualBlock, otherBlock,
-                  otherwiseRare ? weights.createLikelyBranchWeights()
-                                : weights.createBranchWeights(1, 1));
-  b_.SetInsertPoint(usualBlock);
-  llvm::Value *usualValue = usual();
-  llvm::BasicBlock *usualEnd = b_.GetInsertBlock();
-  b_.CreateBr(join);
-  b_.SetInsertPoint(otherBlock);
-  llvm::Value *otherValue = otherwise();
-  llvm::BasicBlock *otherEnd = b_.GetInsertBlock();
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
-  llvm::PHINode *result = b_.CreatePHI(usualValue->getType(), 2, name);
-  result->addIncoming(usualValue, usualEnd);
-  result->addIncoming(otherValue, otherEnd);
-  return result;
+  return branchAndJoin(everyLane, name,
+                       otherwiseRare ? weights.createLikelyBranchWeights()
+                                     : weights.createBranchWeights(1, 1),
+                       usual, otherwise);
 }
 
 llvm::Value *StripEmitter::inlineExp(llvm::Value *x, bool base2) {

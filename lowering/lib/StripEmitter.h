@@ -208,6 +208,12 @@ public:
   llvm::Value *inlineLog(llvm::Value *x);
   llvm::Value *inlineTanh(llvm::Value *x);
   llvm::Value *inlineErf(llvm::Value *x);
+  /// `then()` where `condition` (an i1) holds, else `otherwise()`, each in a
+  /// block of its own (NAME.then, NAME.else) joined by a phi of their
+  /// values, or by nothing where `then()` gives none. `weights` may be null.
+  llvm::Value *branchAndJoin(llvm::Value *condition, llvm::StringRef name, llvm::MDNode *weights,
+                             llvm::function_ref<llvm::Value *()> then,
+                             llvm::function_ref<llvm::Value *()> otherwise);
   /// `usual()` where `everyLane` holds in every lane of the strip (or for a
   /// scalar), else `otherwise()`, joined by a phi. `otherwiseRare` weights
   /// the branch as likely: LLVM then keeps it a branch (an unweighted one
