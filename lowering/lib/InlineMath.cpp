@@ -151,9 +151,8 @@ llvm::Value *StripEmitter::inlineExp(llvm::Value *x, bool base2) {
   // take one scaling and no clamp: about a third fewer instructions, which
   // is what a softmax strip on AVX2 is made of. A strip with any other lane
   // (infinities, NaN, softmax's masked -inf, underflow) takes the whole
-  // range. An in-order core keeps the whole range branch-free: what the
-  // short form saves there is less than the branch's own compares and
-  // reduction on the strip's one chain.
+  // range. An in-order core keeps the whole range branch-free: the branch
+  // would split the block its scheduler interleaves strips in.
   llvm::Type *type = x->getType();
   auto f = [&](float v) { return llvm::ConstantFP::get(type, v); };
   float low = base2 ? -125.0f : -86.0f, high = base2 ? 127.0f : 88.0f;
