@@ -463,6 +463,9 @@ private:
   /// Loads `v` reads within a strip, not through scratch.
   void collectLoadsReadBy(const Value *v, std::vector<const Operation *> &loads,
                           std::unordered_set<const Value *> &seen);
+  /// Loads an earlier pass read whose blocks `v` reads back from scratch.
+  void collectLoadsCopiedToScratch(const Value *v, std::vector<const Operation *> &loads,
+                                   std::unordered_set<const Value *> &seen);
   /// The kernel's parameters, and each `for`'s induction variable with its loop.
   std::unordered_set<const Value *> parameters_;
   std::unordered_map<const Value *, const Operation *> inductionVariables_;

@@ -92,6 +92,23 @@ void KernelCodeGen::collectLoadsReadBy(const Value *v, std::vector<const Operati
     collectLoadsReadBy(operand, loads, seen);
 }
 
+void KernelCodeGen::collectLoadsCopiedToScratch(const Value *v,
+                                                std::vector<const Operation *> &loads,
+                                                std::unordered_set<const Value *> &seen) {
+  if (!seen.insert(v).second || v->type().isScalar())
+    return;
+  const Operation *def = v->definingOp();
+  if (!def)
+    return;
+  if (buffers_.count(v) || plan_.isMaterialized(v)) {
+    if (def->kind() == OpKind::Load && loadsRead_.count(def))
+      loads.push_back(def);
+    return;
+  }
+  for (const Value *operand : def->operands)
+    collectLoadsCopiedToScratch(operand, loads, seen);
+}
+
 void KernelCodeGen::noteLoadsRead(const Operation &op) {
   // A virtual block is computed in its consumers' strips, not here.
   for (const auto &result : op.results)
@@ -175,9 +192,14 @@ llvm::Value *KernelCodeGen::nextProgramOffset(const Value *pointers) {
 std::vector<KernelCodeGen::NextProgramFetch>
 KernelCodeGen::planNextProgramFetches(llvm::ArrayRef<const Value *> roots, const Shape &shape) {
   std::vector<const Operation *> loads;
-  std::unordered_set<const Value *> seen;
+  std::unordered_set<const Value *> seen, seenInScratch;
   for (const Value *root : roots)
     collectLoadsReadBy(root, loads, seen);
+  // A block an earlier pass loaded and kept (rms_norm's row, read again by
+  // its scaling pass) is read from scratch here, and this pass's memory is
+  // as idle as one that reads it from cache: its address is still the load's.
+  for (const Value *root : roots)
+    collectLoadsCopiedToScratch(root, loads, seenInScratch);
   std::vector<NextProgramFetch> fetches;
   // A later pass, after one that read memory: a single pass (GELU, an add)
   // streams, and the hardware follows it from one program into the next.

@@ -108,7 +108,10 @@ struct Candidate {
 
 class Planner {
 public:
-  explicit Planner(FusionPlan &plan) : plan_(plan) {}
+  Planner(FusionPlan &plan, const Function &fn) : plan_(plan) {
+    for (const auto &param : fn.body.args)
+      parameters_.insert(param.get());
+  }
 
   /// A virtual load runs inside its consumer's strip loop, after the strips
   /// the consumer already stored. A store that may partially overlap memory a
@@ -247,8 +250,8 @@ private:
     // would change what it reads, unless the consumers' loop can move.
     bool writeBetween = false;
     for (const Use &u : uses)
-      for (size_t k = index + 1; k < u.index; ++k)
-        writeBetween |= loadLike && hasSideEffects(*region.ops[k]);
+      for (size_t k = index + 1; k < u.index && loadLike && !writeBetween; ++k)
+        writeBetween = mayChangeWhatItReads(*region.ops[k], v);
     if ((costly(op) && uses.size() > 1) || writeBetween) {
       bool reloadable =
           op.kind() == OpKind::Load && !op.isVolatile && !writeBetween && isAffine(op.operands[0]);
@@ -260,7 +263,50 @@ private:
                                        : "virtual: fused into its consumer";
   }
 
+  /// Whether `op`, run between `v`'s definition and a consumer that would
+  /// evaluate it again, may change what `v`'s loads read. A scalar store or
+  /// atomic through another kernel argument cannot: blocks of different
+  /// arguments overlap only at identical addresses (docs/block-ir.md), and
+  /// one address is not a block's. So a row's statistic stored between the
+  /// passes that read the row (rms_norm's rstd) leaves the row to be loaded
+  /// again rather than kept in scratch.
+  bool mayChangeWhatItReads(const Operation &op, const Value *v) {
+    if (!hasSideEffects(op))
+      return false;
+    std::vector<const Operation *> loads;
+    std::unordered_set<const Value *> seen;
+    collectFusibleLoads(v, loads, seen);
+    std::vector<const Value *> readRoots;
+    for (const Operation *load : loads) {
+      const Value *root = rootPointer(load->operands[0]);
+      if (!root || !parameters_.count(root) || load->result()->type().numElements() < 2)
+        return true;
+      readRoots.push_back(root);
+    }
+    return mayWriteThrough(op, readRoots);
+  }
+
+  /// Whether `op` (or an op nested in it) may write memory reached from
+  /// `roots`: a call, a block store or atomic, or a scalar one through one of
+  /// them or through a pointer of unknown origin.
+  bool mayWriteThrough(const Operation &op, const std::vector<const Value *> &roots) {
+    if (op.kind() == OpKind::Call)
+      return true;
+    if (op.kind() == OpKind::Store || isAtomic(op)) {
+      const Value *pointer = op.operands[0];
+      const Value *root = rootPointer(pointer);
+      return !pointer->type().isScalar() || !root || !parameters_.count(root) ||
+             std::count(roots.begin(), roots.end(), root);
+    }
+    for (const auto &region : op.regions)
+      for (const auto &inner : region->ops)
+        if (mayWriteThrough(*inner, roots))
+          return true;
+    return false;
+  }
+
   FusionPlan &plan_;
+  std::unordered_set<const Value *> parameters_;
   std::unordered_map<const Value *, std::vector<Use>> uses_;
   std::unordered_map<const Value *, std::string> forced_;
   std::unordered_map<const Value *, bool> readsMemory_;
@@ -285,7 +331,7 @@ std::string describeSink(const StripSink &sink) {
 
 FusionPlan fuseElementwise(Function &fn) {
   FusionPlan plan;
-  Planner planner(plan);
+  Planner planner(plan, fn);
   planner.findStoreHazards(fn.body);
   planner.collectUses(fn.body);
   planner.plan(fn.body, nullptr);

@@ -281,7 +281,11 @@ TEST(FuseElementwise, DependentConsumersKeepTheirOrder) {
 // A load read by two reductions that cannot share a loop is loaded again by the
 // second (@reloaded), unless a store between them may change it: @overwritten
 // zeroes the row after its sum, and its second reduction must still see the
-// row as it was (it keeps a copy).
+// row as it was (it keeps a copy). A scalar stored between them through
+// another argument (a row's statistic, @statistic_elsewhere) leaves the row to
+// be loaded again; one stored into the row's own argument (@statistic_in_row,
+// the sum over element 0) keeps the copy, and the second reduction sees the
+// element as it was.
 const char *kLoadedTwice = R"(
 kernel @reloaded(%p: ptr<f32>, %out: ptr<f32>) {
   %r = arange 0, 256
@@ -304,20 +308,52 @@ kernel @overwritten(%p: ptr<f32>, %out: ptr<f32>) {
   %u = reduce_max %w, axis=0
   store %out, %u
 }
+
+kernel @statistic_elsewhere(%p: ptr<f32>, %out: ptr<f32>) {
+  %r = arange 0, 256
+  %pp = addptr %p, %r
+  %v = load %pp
+  %s = reduce_sum %v, axis=0
+  %one = const 1 : i32
+  %stat = addptr %out, %one
+  store %stat, %s
+  %w = mul %v, %s
+  %u = reduce_max %w, axis=0
+  store %out, %u
+}
+
+kernel @statistic_in_row(%p: ptr<f32>, %out: ptr<f32>) {
+  %r = arange 0, 256
+  %pp = addptr %p, %r
+  %v = load %pp
+  %s = reduce_sum %v, axis=0
+  store %p, %s
+  %w = mul %v, %s
+  %u = reduce_max %w, axis=0
+  store %out, %u
+}
 )";
 
 TEST(FuseElementwise, LoadedAgainOnlyWhenNothingWroteBetween) {
   auto module = compileOrFail(kLoadedTwice);
   ASSERT_TRUE(module);
-  for (size_t kernel = 0; kernel < 2; ++kernel) {
-    std::vector<float> p = squares(256, 5), out(1, kUntouched);
+  ASSERT_EQ(module->kernels().size(), 4u);
+  for (const TestKernel &kernel : module->kernels()) {
+    std::vector<float> p = squares(256, 5), out(2, kUntouched);
+    // Element 0 is the row's largest, so a second pass that read the stored
+    // sum there instead would find a larger maximum.
+    p[0] = 500.f;
     float sum = 0, largest = 0;
     for (float v : p)
       sum += v;
     for (float v : p)
       largest = std::max(largest, v * sum);
-    launch(module->kernels()[kernel], {1, 1, 1}, {p, out});
-    EXPECT_EQ(out[0], largest) << module->kernels()[kernel].name;
+    launch(kernel, {1, 1, 1}, {p, out});
+    EXPECT_EQ(out[0], largest) << kernel.name;
+    if (kernel.name == "statistic_elsewhere")
+      EXPECT_EQ(out[1], sum);
+    else
+      EXPECT_EQ(out[1], kUntouched) << kernel.name;
   }
 }
 
