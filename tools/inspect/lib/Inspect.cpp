@@ -284,7 +284,25 @@ std::optional<Report> inspectObject(const llvm::object::ObjectFile &object,
             entryVtype = &code[i].inst;
             break;
           }
-        l.estimate = estimateLoop(*machine, body, entryVtype);
+        for (const std::vector<size_t> &indices : loop.paths) {
+          std::vector<const Decoded *> path;
+          for (size_t i : indices)
+            path.push_back(&code[i]);
+          std::optional<Estimate> e = estimateLoop(*machine, path, entryVtype);
+          if (!e)
+            continue;
+          LoopReport::Path estimated{unsigned(path.size()), *e};
+          if (!l.fastestPath || e->cyclesPerIteration < l.fastestPath->estimate.cyclesPerIteration)
+            l.fastestPath = estimated;
+          if (!l.slowestPath || e->cyclesPerIteration > l.slowestPath->estimate.cyclesPerIteration)
+            l.slowestPath = estimated;
+        }
+        if (l.fastestPath) {
+          l.paths = unsigned(loop.paths.size());
+          l.estimate = l.fastestPath->estimate;
+        } else {
+          l.estimate = estimateLoop(*machine, body, entryVtype);
+        }
       }
       f.loops.push_back(std::move(l));
     }

@@ -16,7 +16,15 @@ struct Loop {
   unsigned depth = 1;
   /// Whether no other loop lies inside it.
   bool innermost = true;
+  /// Where an innermost loop branches inside (a rare path, a choice between
+  /// two stores), its paths from the header back to it, each in the order it
+  /// runs: every path where there are at most kMaxLoopPaths, else the
+  /// shortest and the longest by instruction count. Empty where the body has
+  /// one path (`body` is that path).
+  std::vector<std::vector<size_t>> paths;
 };
+
+constexpr size_t kMaxLoopPaths = 16;
 
 /// The loops of `code`, one function's instructions in address order: basic
 /// blocks end at branches and returns and begin at branch targets; loops

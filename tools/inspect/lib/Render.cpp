@@ -106,6 +106,24 @@ void writeSummary(llvm::raw_ostream &out, const CodeSummary &code, const std::st
   }
 }
 
+void writeEstimate(llvm::raw_ostream &out, const Estimate &e) {
+  out << fixed(e.cyclesPerIteration) << " cycles/iteration; " << e.busiestUnit << " busy "
+      << fixed(e.busyCycles) << " (" << percent(unsigned(e.busyShare * 1000 + 0.5), 1000)
+      << "); bound by " << e.bound;
+  if (e.unmodelled)
+    out << "; " << e.unmodelled << " left out (calls, or instructions the model cannot time)";
+  out << "\n";
+}
+
+llvm::json::Object estimateJson(const Estimate &e) {
+  return llvm::json::Object{{"cycles_per_iteration", e.cyclesPerIteration},
+                            {"busiest_unit", e.busiestUnit},
+                            {"busy_cycles", e.busyCycles},
+                            {"busy_share", e.busyShare},
+                            {"bound", e.bound},
+                            {"unmodelled_instructions", e.unmodelled}};
+}
+
 llvm::json::Object summaryJson(const CodeSummary &code) {
   llvm::json::Object mix;
   for (size_t c = 0; c < kCategoryCount; ++c)
@@ -146,14 +164,16 @@ std::string renderTable(const std::vector<Report> &reports, bool withListings, i
             << percent(l.code.mix.vectorOrMatrix(), n) << " vector or matrix\n";
         writeSummary(out, l.code, "    ");
         if (l.estimate) {
-          const Estimate &e = *l.estimate;
-          out << "    estimate: " << fixed(e.cyclesPerIteration) << " cycles/iteration; "
-              << e.busiestUnit << " busy " << fixed(e.busyCycles) << " ("
-              << percent(unsigned(e.busyShare * 1000 + 0.5), 1000) << "); bound by " << e.bound;
-          if (e.unmodelled)
-            out << "; " << e.unmodelled
-                << " left out (calls, or instructions the model cannot time)";
-          out << "\n";
+          out << "    estimate";
+          if (l.fastestPath)
+            out << " (the fastest of " << l.paths << " paths, " << l.fastestPath->instructions
+                << " instructions)";
+          out << ": ";
+          writeEstimate(out, *l.estimate);
+        }
+        if (l.slowestPath) {
+          out << "    slowest path (" << l.slowestPath->instructions << " instructions): ";
+          writeEstimate(out, l.slowestPath->estimate);
         }
         if (withListings)
           for (const std::string &line : l.listing)
@@ -179,13 +199,15 @@ std::string renderJson(const std::vector<Report> &reports) {
                                 {"innermost", l.innermost},
                                 {"code", summaryJson(l.code)}};
         if (l.estimate)
-          loop["estimate"] =
-              llvm::json::Object{{"cycles_per_iteration", l.estimate->cyclesPerIteration},
-                                 {"busiest_unit", l.estimate->busiestUnit},
-                                 {"busy_cycles", l.estimate->busyCycles},
-                                 {"busy_share", l.estimate->busyShare},
-                                 {"bound", l.estimate->bound},
-                                 {"unmodelled_instructions", l.estimate->unmodelled}};
+          loop["estimate"] = estimateJson(*l.estimate);
+        auto pathJson = [](const LoopReport::Path &path) {
+          return llvm::json::Object{{"instructions", path.instructions},
+                                    {"estimate", estimateJson(path.estimate)}};
+        };
+        if (l.fastestPath && l.slowestPath)
+          loop["paths"] = llvm::json::Object{{"count", l.paths},
+                                             {"fastest", pathJson(*l.fastestPath)},
+                                             {"slowest", pathJson(*l.slowestPath)}};
         loops.push_back(std::move(loop));
       }
       llvm::json::Array warnings;

@@ -72,14 +72,38 @@ def check_document(doc, name="top"):
                 if "estimate" in loop:
                     if not innermost:
                         fail(lwhere, "an estimate for a loop that is not innermost")
-                    e = loop["estimate"]
-                    for key in ("cycles_per_iteration", "busy_cycles", "busy_share"):
-                        if not isinstance(e.get(key), (int, float)) or e[key] < 0:
-                            fail(lwhere, f"estimate.{key} = {e.get(key)}")
-                    for key in ("busiest_unit", "bound"):
-                        expect(lwhere, e, key, str)
-                    expect(lwhere, e, "unmodelled_instructions", int)
+                    check_estimate(lwhere + ".estimate", loop["estimate"])
+                if "paths" in loop:
+                    check_paths(lwhere, loop)
     return len(doc["files"]), functions, loops
+
+
+def check_estimate(where, e):
+    for key in ("cycles_per_iteration", "busy_cycles", "busy_share"):
+        if not isinstance(e.get(key), (int, float)) or e[key] < 0:
+            fail(where, f"{key} = {e.get(key)}")
+    for key in ("busiest_unit", "bound"):
+        expect(where, e, key, str)
+    expect(where, e, "unmodelled_instructions", int)
+
+
+def check_paths(where, loop):
+    """A loop that branches inside: its estimate is its fastest path's, and
+    no path is longer than the loop or faster than the fastest."""
+    paths = loop["paths"]
+    if expect(where, paths, "count", int) < 2:
+        fail(where, "paths for a loop with fewer than two")
+    cycles = {}
+    for side in ("fastest", "slowest"):
+        path = expect(where, paths, side, dict)
+        if not 0 < expect(where, path, "instructions", int) <= loop["code"]["instructions"]:
+            fail(where, f"the {side} path has {path['instructions']} instructions")
+        check_estimate(f"{where}.paths.{side}", expect(where, path, "estimate", dict))
+        cycles[side] = path["estimate"]["cycles_per_iteration"]
+    if cycles["fastest"] > cycles["slowest"]:
+        fail(where, "the fastest path is slower than the slowest")
+    if loop.get("estimate") != paths["fastest"]["estimate"]:
+        fail(where, "the estimate is not the fastest path's")
 
 
 def main():

@@ -94,7 +94,19 @@ struct LoopReport {
   unsigned depth = 1;
   bool innermost = true;
   CodeSummary code;
+  /// An innermost loop's cycles per iteration. Where its body branches
+  /// inside (a rare path, a choice between two stores), each path from the
+  /// header back to it is estimated alone, since the two sides of a branch
+  /// never run in one iteration: this is the fastest path's estimate, and
+  /// `slowestPath` the slowest's.
   std::optional<Estimate> estimate;
+  struct Path {
+    unsigned instructions = 0;
+    Estimate estimate;
+  };
+  /// Set where the body has several paths (`paths` of them).
+  std::optional<Path> fastestPath, slowestPath;
+  unsigned paths = 1;
   /// The body as disassembled, in address order (for --loop).
   std::vector<std::string> listing;
 };
