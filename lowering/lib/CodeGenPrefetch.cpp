@@ -195,9 +195,10 @@ KernelCodeGen::planNextProgramFetches(llvm::ArrayRef<const Value *> roots, const
   std::unordered_set<const Value *> seen, seenInScratch;
   for (const Value *root : roots)
     collectLoadsReadBy(root, loads, seen);
-  // A block an earlier pass loaded and kept (rms_norm's row, read again by
-  // its scaling pass) is read from scratch here, and this pass's memory is
-  // as idle as one that reads it from cache: its address is still the load's.
+  // A block an earlier pass loaded and kept (a block store stood between
+  // the passes that read it) is read from scratch here, and this pass's
+  // memory is as idle as one that reads it from cache: its address is still
+  // the load's.
   for (const Value *root : roots)
     collectLoadsCopiedToScratch(root, loads, seenInScratch);
   std::vector<NextProgramFetch> fetches;
