@@ -460,12 +460,12 @@ private:
   void beginNextProgramFetches(const Function &fn);
   /// Records the loads `op` read, once it is emitted.
   void noteLoadsRead(const Operation &op);
-  /// Loads `v` reads within a strip, not through scratch.
+  /// Loads `v` reads within a strip, not through scratch; and, into
+  /// `copiedToScratch` where given, those an earlier pass read whose blocks
+  /// `v` reads back from scratch.
   void collectLoadsReadBy(const Value *v, std::vector<const Operation *> &loads,
-                          std::unordered_set<const Value *> &seen);
-  /// Loads an earlier pass read whose blocks `v` reads back from scratch.
-  void collectLoadsCopiedToScratch(const Value *v, std::vector<const Operation *> &loads,
-                                   std::unordered_set<const Value *> &seen);
+                          std::unordered_set<const Value *> &seen,
+                          std::vector<const Operation *> *copiedToScratch = nullptr);
   /// The kernel's parameters, and each `for`'s induction variable with its loop.
   std::unordered_set<const Value *> parameters_;
   std::unordered_map<const Value *, const Operation *> inductionVariables_;

@@ -79,34 +79,22 @@ void KernelCodeGen::beginNextProgramFetches(const Function &fn) {
 }
 
 void KernelCodeGen::collectLoadsReadBy(const Value *v, std::vector<const Operation *> &loads,
-                                       std::unordered_set<const Value *> &seen) {
-  if (!seen.insert(v).second || v->type().isScalar() || buffers_.count(v) ||
-      plan_.isMaterialized(v))
-    return;
-  const Operation *def = v->definingOp();
-  if (!def)
-    return;
-  if (def->kind() == OpKind::Load)
-    loads.push_back(def);
-  for (const Value *operand : def->operands)
-    collectLoadsReadBy(operand, loads, seen);
-}
-
-void KernelCodeGen::collectLoadsCopiedToScratch(const Value *v,
-                                                std::vector<const Operation *> &loads,
-                                                std::unordered_set<const Value *> &seen) {
+                                       std::unordered_set<const Value *> &seen,
+                                       std::vector<const Operation *> *copiedToScratch) {
   if (!seen.insert(v).second || v->type().isScalar())
     return;
   const Operation *def = v->definingOp();
   if (!def)
     return;
   if (buffers_.count(v) || plan_.isMaterialized(v)) {
-    if (def->kind() == OpKind::Load && loadsRead_.count(def))
-      loads.push_back(def);
+    if (copiedToScratch && def->kind() == OpKind::Load && loadsRead_.count(def))
+      copiedToScratch->push_back(def);
     return;
   }
+  if (def->kind() == OpKind::Load)
+    loads.push_back(def);
   for (const Value *operand : def->operands)
-    collectLoadsCopiedToScratch(operand, loads, seen);
+    collectLoadsReadBy(operand, loads, seen, copiedToScratch);
 }
 
 void KernelCodeGen::noteLoadsRead(const Operation &op) {
@@ -191,16 +179,15 @@ llvm::Value *KernelCodeGen::nextProgramOffset(const Value *pointers) {
 
 std::vector<KernelCodeGen::NextProgramFetch>
 KernelCodeGen::planNextProgramFetches(llvm::ArrayRef<const Value *> roots, const Shape &shape) {
-  std::vector<const Operation *> loads;
-  std::unordered_set<const Value *> seen, seenInScratch;
-  for (const Value *root : roots)
-    collectLoadsReadBy(root, loads, seen);
   // A block an earlier pass loaded and kept (a block store stood between
   // the passes that read it) is read from scratch here, and this pass's
   // memory is as idle as one that reads it from cache: its address is still
   // the load's.
+  std::vector<const Operation *> loads, copied;
+  std::unordered_set<const Value *> seen;
   for (const Value *root : roots)
-    collectLoadsCopiedToScratch(root, loads, seenInScratch);
+    collectLoadsReadBy(root, loads, seen, &copied);
+  loads.insert(loads.end(), copied.begin(), copied.end());
   std::vector<NextProgramFetch> fetches;
   // A later pass, after one that read memory: a single pass (GELU, an add)
   // streams, and the hardware follows it from one program into the next.

@@ -16,6 +16,7 @@
 #include "blockc/frontend/IRUtils.h"
 
 #include <map>
+#include <optional>
 
 namespace blockc {
 
@@ -249,9 +250,13 @@ private:
     // A virtual load runs where its consumer runs: a write between them
     // would change what it reads, unless the consumers' loop can move.
     bool writeBetween = false;
-    for (const Use &u : uses)
-      for (size_t k = index + 1; k < u.index && loadLike && !writeBetween; ++k)
-        writeBetween = mayChangeWhatItReads(*region.ops[k], v);
+    if (loadLike) {
+      std::optional<std::vector<const Value *>> readRoots = argumentsRead(v);
+      for (const Use &u : uses)
+        for (size_t k = index + 1; k < u.index && !writeBetween; ++k)
+          writeBetween = hasSideEffects(*region.ops[k]) &&
+                         (!readRoots || mayWriteThrough(*region.ops[k], *readRoots));
+    }
     if ((costly(op) && uses.size() > 1) || writeBetween) {
       bool reloadable =
           op.kind() == OpKind::Load && !op.isVolatile && !writeBetween && isAffine(op.operands[0]);
@@ -263,27 +268,27 @@ private:
                                        : "virtual: fused into its consumer";
   }
 
-  /// Whether `op`, run between `v`'s definition and a consumer that would
-  /// evaluate it again, may change what `v`'s loads read. A scalar store or
-  /// atomic through another kernel argument cannot: blocks of different
+  /// The kernel arguments `v`'s loads read through, for telling which
+  /// writes between `v`'s definition and a consumer that would evaluate it
+  /// again may change what they read; none where a load's pointer has no
+  /// argument as its root, or reads one element. A scalar store or atomic
+  /// through another argument cannot change a block: blocks of different
   /// arguments overlap only at identical addresses (docs/block-ir.md), and
   /// one address is not a block's. So a row's statistic stored between the
   /// passes that read the row (rms_norm's rstd) leaves the row to be loaded
   /// again rather than kept in scratch.
-  bool mayChangeWhatItReads(const Operation &op, const Value *v) {
-    if (!hasSideEffects(op))
-      return false;
+  std::optional<std::vector<const Value *>> argumentsRead(const Value *v) {
     std::vector<const Operation *> loads;
     std::unordered_set<const Value *> seen;
     collectFusibleLoads(v, loads, seen);
-    std::vector<const Value *> readRoots;
+    std::vector<const Value *> roots;
     for (const Operation *load : loads) {
       const Value *root = rootPointer(load->operands[0]);
       if (!root || !parameters_.count(root) || load->result()->type().numElements() < 2)
-        return true;
-      readRoots.push_back(root);
+        return std::nullopt;
+      roots.push_back(root);
     }
-    return mayWriteThrough(op, readRoots);
+    return roots;
   }
 
   /// Whether `op` (or an op nested in it) may write memory reached from

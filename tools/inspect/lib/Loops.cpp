@@ -2,7 +2,6 @@
 #include "Loops.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -102,58 +101,6 @@ std::vector<std::vector<bool>> dominators(const std::vector<Block> &blocks) {
 
 constexpr size_t kMaxPathBlocks = 1024;
 
-/// The blocks of the shortest (or longest) path through an innermost loop's
-/// `body` from `header` to a branch back to it, by instruction count: the
-/// body less its back edges is acyclic, so each block's best continuation
-/// is computed once. Empty when no path returns to the header without
-/// repeating a block (a cycle that is not a natural loop).
-std::vector<size_t> extremePath(const std::vector<Block> &blocks, const std::set<size_t> &body,
-                                size_t header, bool longest) {
-  struct Best {
-    bool done = false, visiting = false, reachesHeader = false;
-    size_t length = 0, next = SIZE_MAX; // SIZE_MAX: the path ends here, back at the header
-  };
-  std::map<size_t, Best> best;
-  bool cyclic = false;
-  auto better = [&](size_t a, size_t b) { return longest ? a > b : a < b; };
-  std::function<const Best &(size_t)> visit = [&](size_t b) -> const Best & {
-    Best &entry = best[b];
-    if (entry.done || entry.visiting) {
-      cyclic |= entry.visiting;
-      return entry;
-    }
-    entry.visiting = true;
-    size_t own = blocks[b].end - blocks[b].begin;
-    Best result;
-    for (size_t s : blocks[b].successors) {
-      if (s == header) {
-        if (!result.reachesHeader || better(own, result.length))
-          result = {true, false, true, own, SIZE_MAX};
-        continue;
-      }
-      if (!body.count(s))
-        continue;
-      const Best &after = visit(s);
-      if (after.reachesHeader &&
-          (!result.reachesHeader || better(own + after.length, result.length)))
-        result = {true, false, true, own + after.length, s};
-    }
-    result.done = true;
-    return best[b] = result;
-  };
-  const Best &start = visit(header);
-  if (cyclic || !start.reachesHeader)
-    return {};
-  std::vector<size_t> path;
-  for (size_t b = header;;) {
-    for (size_t i = blocks[b].begin; i < blocks[b].end; ++i)
-      path.push_back(i);
-    b = best[b].next;
-    if (b == SIZE_MAX)
-      return path;
-  }
-}
-
 /// Up to `limit` + 1 paths through an innermost loop's `body` from `header`
 /// back to it, as block lists; none if a cycle avoids the header.
 std::vector<std::vector<size_t>> pathsThrough(const std::vector<Block> &blocks,
@@ -244,18 +191,13 @@ std::vector<Loop> findLoops(const std::vector<Decoded> &code) {
         loop.innermost = false;
     }
     // The path walks recurse block by block: a loop of more blocks than any
-    // compiler's innermost loop (a damaged object) is estimated whole.
+    // compiler's innermost loop (a damaged object) is estimated whole, as is
+    // one of more paths than are worth estimating one by one.
     if (loop.innermost && body.size() <= kMaxPathBlocks) {
       std::vector<std::vector<size_t>> paths = pathsThrough(blocks, body, header, kMaxLoopPaths);
-      if (paths.size() > kMaxLoopPaths) {
-        std::vector<size_t> shortest = extremePath(blocks, body, header, false);
-        std::vector<size_t> longest = extremePath(blocks, body, header, true);
-        if (!shortest.empty() && !longest.empty())
-          loop.paths = {shortest, longest};
-      } else if (paths.size() > 1) {
+      if (paths.size() > 1 && paths.size() <= kMaxLoopPaths)
         for (const std::vector<size_t> &path : paths)
           loop.paths.push_back(instructionsOf(blocks, path));
-      }
     }
     result.push_back(std::move(loop));
   }

@@ -18,9 +18,9 @@ struct Loop {
   bool innermost = true;
   /// Where an innermost loop branches inside (a rare path, a choice between
   /// two stores), its paths from the header back to it, each in the order it
-  /// runs: every path where there are at most kMaxLoopPaths, else the
-  /// shortest and the longest by instruction count. Empty where the body has
-  /// one path (`body` is that path).
+  /// runs, where there are at most kMaxLoopPaths. Empty where the body has
+  /// one path (`body` is that path) or more than kMaxLoopPaths: the loop is
+  /// then estimated whole.
   std::vector<std::vector<size_t>> paths;
 };
 
