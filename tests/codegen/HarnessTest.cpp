@@ -1,8 +1,12 @@
 // The test harness itself (KernelHarness.h): arguments that do not fit a kernel's
 // parameters are refused before anything runs, and on a remote backend a kernel
 // that touches memory outside its buffers is reported with the argument and the
-// offset it hit, after which the restarted runner serves the next launch.
+// offset it hit, after which the restarted runner serves the next launch; a
+// compiler crash fails the one compile in flight.
+#include "CompileServer.h"
 #include "Reference.h"
+
+#include <filesystem>
 
 using namespace blockc;
 using namespace blockc::test;
@@ -77,6 +81,29 @@ kernel @overread(%x: ptr<f32>, %out: ptr<f32>) {
   std::vector<float> in = {1, 2, 3}, copy(3, 0.f);
   launch(good->kernels()[0], {1, 1, 1}, {in, copy, int32_t(3)});
   EXPECT_EQ(copy, in);
+}
+
+// The compile server (CompileServer.h) dies as a compiler crash would kill it:
+// the compile in flight reports the signal and what the server printed, and the
+// next compile starts a new server. It serves the host as well as a runner, so
+// this runs everywhere.
+TEST(Harness, CompilerCrashFailsOneCompileAndServerRestarts) {
+  std::string crash = crashCompileServerForTest();
+  EXPECT_NE(crash.find("the compiler crashed (signal 6"), std::string::npos) << crash;
+  EXPECT_NE(crash.find("aborting, as the test asked"), std::string::npos) << crash;
+
+  std::string folder = (std::filesystem::temp_directory_path() / "blockc-harness-XXXXXX").string();
+  ASSERT_TRUE(mkdtemp(folder.data()));
+  CompileOptions options;
+  std::string library = folder + "/copy.so";
+  EXPECT_EQ(compileInServer({"copy.bir", kCopy}, options, library), "");
+  EXPECT_TRUE(std::filesystem::exists(library));
+  // A compile error is a reply, not a death: it names the line.
+  std::string error = compileInServer({"bad.bir", "kernel @k() {\n  %x = nonsense\n}\n"}, options,
+                                      folder + "/bad.so");
+  EXPECT_NE(error.find("bad.bir:2:"), std::string::npos) << error;
+  EXPECT_FALSE(std::filesystem::exists(folder + "/bad.so"));
+  std::filesystem::remove_all(folder);
 }
 
 } // namespace

@@ -3,16 +3,16 @@
 // The runner (tests/cross/Runner.cpp, usually under QEMU) is started through
 // BLOCKC_TEST_RUNNER and spoken to over its standard input and output with the
 // frames of tests/cross/Protocol.h. It loads each module as a shared library,
-// compiled here in a forked child, and receives every launch with its buffers
+// compiled here by the compile server (CompileServer.h), and receives every launch with its buffers
 // by value; a fault or a timeout ends it and fails that launch.
 //
 //===----------------------------------------------------------------------===//
 #include "RemoteBackend.h"
 
 #include "../cross/Protocol.h"
+#include "CompileServer.h"
 #include "blockc/frontend/Parser.h"
 #include "blockc/lowering/Compiler.h"
-#include "blockc/targets/IsaLowerings.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
@@ -383,51 +383,6 @@ std::vector<std::string> splitPath(const std::string &list) {
   return folders;
 }
 
-/// Compiles `file` to the shared library `library` in a child process, so
-/// that a compiler crash (an LLVM fatal error aborts) fails one test instead
-/// of ending the test binary. Returns "" or what the compiler said.
-std::string compileInChild(const SourceFile &file, const CompileOptions &options,
-                           const std::string &library) {
-  int err[2];
-  if (pipe2(err, O_CLOEXEC) != 0)
-    return "cannot create a pipe for the compiler's messages";
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(err[1], 2);
-    DiagnosticEngine diags;
-    registerIsaLowerings();
-    if (compileToFile(file, options, EmitKind::SharedLibrary, library, diags))
-      _exit(0);
-    std::string message = formatDiagnostic(diags.diagnostic(), &file) + "\n";
-    (void)!write(2, message.data(), message.size());
-    _exit(1);
-  }
-  close(err[1]);
-  if (pid < 0) {
-    close(err[0]);
-    return "cannot fork the compiler";
-  }
-  std::string messages;
-  char chunk[4096];
-  for (ssize_t n; (n = read(err[0], chunk, sizeof chunk)) != 0;)
-    if (n > 0)
-      messages.append(chunk, size_t(n));
-    else if (errno != EINTR)
-      break;
-  close(err[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    return "";
-  if (messages.size() > 4000) // LLVM's stack dump after its message
-    messages = messages.substr(0, 4000) + "...\n";
-  if (WIFSIGNALED(status))
-    messages = "the compiler crashed (signal " + std::to_string(WTERMSIG(status)) + ", " +
-               strsignal(WTERMSIG(status)) + "):\n" + messages;
-  return messages.empty() ? "the compiler failed without a message" : messages;
-}
-
 /// Kernel libraries compiled for the test target, kept in
 /// BLOCKC_TEST_LIBRARY_CACHE (tests/cross sets it) and shared by the runs of
 /// one ISA at its several vector lengths: the code is vector-length agnostic,
@@ -514,7 +469,7 @@ std::unique_ptr<TestModule> compileRemote(const std::string &source, CompileOpti
   std::string library = folder + "/kernels" + std::to_string(++counter) + ".so";
   std::string cached = LibraryCache::get().entryFor(file, options);
   if (!LibraryCache::fetch(cached, library)) {
-    std::string error = compileInChild(file, options, library);
+    std::string error = compileInServer(file, options, library);
     if (!error.empty()) {
       ADD_FAILURE() << "compiling for " << options.target << ": " << error << "\n" << source;
       return nullptr;
