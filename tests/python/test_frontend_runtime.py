@@ -160,6 +160,61 @@ def test_autotune_picks_a_config_once_per_key(capsys, monkeypatch):
         tuned[grid](x, y, 1000, BLOCK=64)
 
 
+def test_autotune_timing_comes_from_the_decorator_then_the_environment(monkeypatch):
+    timed = []
+
+    def fake_do_bench(fn, warmup, rep, quantiles):
+        fn()
+        timed.append((warmup, rep))
+        return [float(len(timed))]  # the first config timed is the fastest
+
+    monkeypatch.setattr(blockc.triton.testing, "do_bench", fake_do_bench)
+    configs = [triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})]
+
+    def tuned_kernel(**timing):
+        @triton.autotune(configs=configs, key=["n"], **timing)
+        @triton.jit
+        def tuned(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+        return tuned
+
+    x, y = _data(100), np.empty(100, np.float32)
+    grid = lambda meta: (triton.cdiv(100, meta["BLOCK"]),)
+    monkeypatch.delenv("BLOCKC_AUTOTUNE_REP_MS", raising=False)
+    tuned_kernel()[grid](x, y, 100)
+    assert timed == [(25, 100)] * 2
+    np.testing.assert_array_equal(y, x)
+
+    timed.clear()
+    monkeypatch.setenv("BLOCKC_AUTOTUNE_REP_MS", "4")
+    tuned = tuned_kernel()
+    tuned[grid](x, y, 100)
+    assert timed == [(1, 4)] * 2
+    assert tuned.best_config is configs[0]
+    timed.clear()
+    tuned_kernel(warmup=3, rep=7)[grid](x, y, 100)
+    assert timed == [(3, 7)] * 2
+
+    for bad in ("fast", "0", "-5", "nan", "inf"):
+        monkeypatch.setenv("BLOCKC_AUTOTUNE_REP_MS", bad)
+        with pytest.raises(ValueError, match="BLOCKC_AUTOTUNE_REP_MS is '" + bad + "'"):
+            tuned_kernel()[grid](x, y, 100)
+
+
+def test_autotuned_kernel_warmup_compiles_every_config():
+    configs = [triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})]
+
+    @triton.autotune(configs=configs, key=["n"], warmup=1, rep=2)
+    @triton.jit
+    def tuned(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, 1.0, mask=offs < n)
+
+    compiled = tuned.warmup(np.zeros(100, np.float32), 100, grid=(1,))
+    assert len(compiled) == 2
+
+
 def test_heuristics_set_meta_parameters():
     @triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
     @triton.jit

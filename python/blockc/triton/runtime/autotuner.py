@@ -4,9 +4,15 @@ The autotuner times every config (after pruning) the first time a kernel is
 launched with a new value of its key, with `triton.testing.do_bench` on this
 CPU, and launches the fastest from then on. A config that does not compile
 is timed as infinitely slow; if none compiles, the first error is raised.
+
+Each config is timed for `rep` ms after `warmup` ms, as the decorator says,
+else Triton's 100 and 25, else, where BLOCKC_AUTOTUNE_REP_MS is set, that many
+and a quarter of it: a board with many configs to try, or a test suite that
+checks what tuning chooses rather than how finely, can tune in less time.
 """
 
 import builtins
+import math
 import os
 import time
 
@@ -61,8 +67,9 @@ class Autotuner:
         self.perf_model = prune_configs_by.get("perf_model")
         self.top_k = prune_configs_by.get("top_k", 1.0)
         self.early_config_prune = prune_configs_by.get("early_config_prune")
-        self.warmup = 25 if warmup is None else warmup
-        self.rep = 100 if rep is None else rep
+        # Not `self.warmup`: that is the method compiling every config.
+        self.warmup_ms = warmup
+        self.rep_ms = rep
         self.user_do_bench = do_bench
         self.cache = {}
         self.best_config = None
@@ -141,8 +148,9 @@ class Autotuner:
             self.fn.run(*args, grid=grid, **merged)
 
         try:
-            bench = self.user_do_bench or (lambda f: do_bench(f, warmup=self.warmup,
-                                                              rep=self.rep, quantiles=(0.5,)))
+            warmup, rep = _timing_ms(self.warmup_ms, self.rep_ms)
+            bench = self.user_do_bench or (lambda f: do_bench(f, warmup=warmup, rep=rep,
+                                                              quantiles=(0.5,)))
             timing = bench(call)
             timing = timing[0] if isinstance(timing, (list, tuple)) else timing
         except CompilationError:
@@ -155,6 +163,23 @@ class Autotuner:
 
     def warmup(self, *args, **kwargs):
         return [self.fn.warmup(*args, **self._merge(c, kwargs)) for c in self.configs]
+
+
+def _timing_ms(warmup, rep):
+    """(warmup, rep) in ms: the decorator's, else BLOCKC_AUTOTUNE_REP_MS's, else
+    Triton's defaults."""
+    text = os.environ.get("BLOCKC_AUTOTUNE_REP_MS", "")
+    default_rep = 100.0
+    if text:
+        try:
+            default_rep = float(text)
+        except ValueError:
+            default_rep = math.nan
+        if not (math.isfinite(default_rep) and default_rep > 0):
+            raise ValueError(f"BLOCKC_AUTOTUNE_REP_MS is {text!r}; expected a positive number "
+                             f"of milliseconds")
+    return (default_rep / 4 if warmup is None else warmup,
+            default_rep if rep is None else rep)
 
 
 def _copy(value):
