@@ -34,6 +34,15 @@ bool costly(const Operation &op) {
          op.opClass() == OpClass::FloatBinary;
 }
 
+/// The most ops a value's virtual expression may hold and still be evaluated
+/// again by each of its consumers. Integer ops are cheap one by one, but a
+/// chain of them that is itself read twice at every step is evaluated again
+/// in full by every later step: FlagGems' randperm, whose ten Philox rounds feed
+/// a bitonic sort's 45 exchange steps, compiled every round into every step's
+/// loop (360 copies of one multiply, 13 s of LLVM) until a long expression with
+/// two consumers was treated like a float op.
+constexpr size_t kMaxRecomputedOps = 16;
+
 /// Loads a store would read strip by strip if everything in between stayed
 /// virtual: the loads reachable from its operands through fusible ops.
 void collectFusibleLoads(const Value *v, std::vector<const Operation *> &loads,
@@ -242,7 +251,9 @@ private:
     bool loadLike = op.opClass() == OpClass::Load;
     for (const Value *operand : op.operands)
       loadLike = loadLike || readsMemory(operand);
-    if (costly(op) && nestedUser)
+    bool heavy = costly(op) || ((uses.size() > 1 || nestedUser) &&
+                                virtualOps(v, kMaxRecomputedOps) > kMaxRecomputedOps);
+    if (heavy && nestedUser)
       return materialize(v, "read inside " + describeOp(*nestedUser) +
                                 ", which would recompute it on every trip");
     if (loadLike && nestedUser && hasSideEffects(*nestedUser))
@@ -257,15 +268,37 @@ private:
           writeBetween = hasSideEffects(*region.ops[k]) &&
                          (!readRoots || mayWriteThrough(*region.ops[k], *readRoots));
     }
-    if ((costly(op) && uses.size() > 1) || writeBetween) {
+    if ((heavy && uses.size() > 1) || writeBetween) {
       bool reloadable =
           op.kind() == OpKind::Load && !op.isVolatile && !writeBetween && isAffine(op.operands[0]);
       candidates_.push_back({v, &region, loop, reloadable});
+      candidateValues_.insert(v);
       return;
     }
     plan_.reasons[v] = uses.size() > 1 ? "virtual: recomputed by each of its " +
                                              std::to_string(uses.size()) + " consumers"
                                        : "virtual: fused into its consumer";
+  }
+
+  /// How many ops a consumer evaluating `v` runs per element, counted up to
+  /// just past `limit`: `v`'s expression down to what is materialized, scalar,
+  /// uniform or still a candidate for sharing, each op once (one strip loop
+  /// evaluates an operand it reads twice once).
+  size_t virtualOps(const Value *v, size_t limit) {
+    std::unordered_set<const Value *> seen;
+    std::vector<const Value *> pending = {v};
+    size_t count = 0;
+    while (!pending.empty() && count <= limit) {
+      const Value *x = pending.back();
+      pending.pop_back();
+      const Operation *def = x->definingOp();
+      if (!def || !seen.insert(x).second || x->type().isScalar() || isUniform(x) ||
+          (x != v && (plan_.isMaterialized(x) || candidateValues_.count(x))))
+        continue;
+      ++count;
+      pending.insert(pending.end(), def->operands.begin(), def->operands.end());
+    }
+    return count;
   }
 
   /// The kernel arguments `v`'s loads read through, for telling which
@@ -316,6 +349,7 @@ private:
   std::unordered_map<const Value *, std::string> forced_;
   std::unordered_map<const Value *, bool> readsMemory_;
   std::vector<Candidate> candidates_;
+  std::unordered_set<const Value *> candidateValues_;
 };
 
 std::string describeSink(const StripSink &sink) {
