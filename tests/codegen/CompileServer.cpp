@@ -35,40 +35,34 @@ namespace blockc::test {
 
 namespace {
 
+/// Moves `size` bytes through `io` (read or write), again where a signal
+/// interrupted it; false when the other end is gone.
+template <typename IO> bool transferAll(IO io, int fd, char *data, size_t size) {
+  for (size_t done = 0; done < size;) {
+    ssize_t n = io(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += size_t(n);
+  }
+  return true;
+}
+
 bool writeFrame(int fd, const std::string &payload) {
   uint64_t size = payload.size();
   std::string frame(reinterpret_cast<const char *>(&size), sizeof size);
   frame += payload;
-  for (size_t done = 0; done < frame.size();) {
-    ssize_t n = write(fd, frame.data() + done, frame.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    done += size_t(n);
-  }
-  return true;
-}
-
-bool readExactly(int fd, char *data, size_t size) {
-  for (size_t done = 0; done < size;) {
-    ssize_t n = read(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    done += size_t(n);
-  }
-  return true;
+  return transferAll(::write, fd, frame.data(), frame.size());
 }
 
 bool readFrame(int fd, std::string &payload) {
   uint64_t size = 0;
-  if (!readExactly(fd, reinterpret_cast<char *>(&size), sizeof size) ||
+  if (!transferAll(::read, fd, reinterpret_cast<char *>(&size), sizeof size) ||
       size > cross::kMaxFrameBytes)
     return false;
   payload.resize(size);
-  return readExactly(fd, payload.data(), size);
+  return transferAll(::read, fd, payload.data(), size);
 }
 
 void putStrings(cross::Writer &out, const std::vector<std::string> &strings) {
