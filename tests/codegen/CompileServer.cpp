@@ -20,6 +20,7 @@
 #include "../cross/Protocol.h"
 #include "blockc/targets/IsaLowerings.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -234,7 +235,12 @@ private:
     if (pid == 0) {
       if (log >= 0)
         dup2(log, 2);
-      close(requests[1]), close(replies[0]);
+      // Nothing else of the test process stays open here: holding a runner's
+      // input would keep it from ever seeing that input end.
+      auto [low, high] = std::minmax(requests[0], replies[1]);
+      close_range(3, unsigned(low) - 1, 0);
+      close_range(unsigned(low) + 1, unsigned(high) - 1, 0);
+      close_range(unsigned(high) + 1, ~0U, 0);
       serve(requests[0], replies[1]);
     }
     if (log >= 0)
