@@ -5,6 +5,7 @@
 // compiler crash fails the one compile in flight.
 #include "CompileServer.h"
 #include "Reference.h"
+#include "Scratch.h"
 
 #include <filesystem>
 
@@ -92,8 +93,7 @@ TEST(Harness, CompilerCrashFailsOneCompileAndServerRestarts) {
   EXPECT_NE(crash.find("the compiler crashed (signal 6"), std::string::npos) << crash;
   EXPECT_NE(crash.find("aborting, as the test asked"), std::string::npos) << crash;
 
-  std::string folder = (std::filesystem::temp_directory_path() / "blockc-harness-XXXXXX").string();
-  ASSERT_TRUE(mkdtemp(folder.data()));
+  std::string folder = blockc::test::scratchDir("libraries").string();
   CompileOptions options;
   std::string library = folder + "/copy.so";
   EXPECT_EQ(compileInServer({"copy.bir", kCopy}, options, library), "");
@@ -103,7 +103,6 @@ TEST(Harness, CompilerCrashFailsOneCompileAndServerRestarts) {
                                       folder + "/bad.so");
   EXPECT_NE(error.find("bad.bir:2:"), std::string::npos) << error;
   EXPECT_FALSE(std::filesystem::exists(folder + "/bad.so"));
-  std::filesystem::remove_all(folder);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 // could load old code. It now hashes blockc's own build id.
 //
 //===----------------------------------------------------------------------===//
+#include "Scratch.h"
 #include "blockc/jit/Jit.h"
 
 #include <cstdlib>
@@ -21,9 +22,7 @@ using namespace blockc;
 namespace fs = std::filesystem;
 
 TEST(KernelCache, EntriesAreSharedBetweenExecutablesOfOneCompiler) {
-  fs::path cache =
-      fs::path(testing::TempDir()) / ("blockc_shared_cache" + std::to_string(getpid()));
-  fs::remove_all(cache);
+  fs::path cache = blockc::test::scratchDir("cache");
   std::ifstream in(BLOCKC_EXAMPLES_DIR "/vector_add.bir");
   std::stringstream text;
   text << in.rdbuf();
@@ -59,9 +58,7 @@ TEST(KernelCache, BuildIdNamesThisCompilerAndLLVM) {
 // each writes its entry under a temporary name and renames it, and each gets
 // a working kernel. ThreadSanitizer runs this in scripts/test.
 TEST(KernelCache, ThreadsCompilingOneKernelShareTheCache) {
-  fs::path cache =
-      fs::path(testing::TempDir()) / ("blockc_threaded_cache" + std::to_string(getpid()));
-  fs::remove_all(cache);
+  fs::path cache = blockc::test::scratchDir("cache");
   SourceFile file{"double.bir", R"(kernel @k(%p: ptr<f32>) {
   %r = arange 0, 64
   %q = addptr %p, %r

@@ -99,7 +99,7 @@ double worstError(const float *a, const float *b, const float *c) {
 
 /// Runs the kernel with `blockc run` over `programs` problems and checks each.
 void runAndCheck(const std::string &name, int programs, int threads) {
-  fs::path dir = freshDir(name);
+  fs::path dir = scratchDir(name);
   fs::path kernel = writeKernel(dir);
   std::string shape =
       std::to_string(programs) + "x" + std::to_string(kN) + "x" + std::to_string(kN) + "xf32=";
@@ -130,7 +130,7 @@ TEST(BigBlocks, RunOnOpenMPWorkers) {
 // The object and its header, as `blockc compile` writes them, in a C program
 // that launches through the header's NAME_launch and checks the result itself.
 TEST(BigBlocks, AheadOfTimeObjectRuns) {
-  fs::path dir = freshDir("big_block_aot");
+  fs::path dir = scratchDir("big_block_aot");
   fs::path kernel = writeKernel(dir);
   std::string blockc = std::string("'") + BLOCKC_BINARY + "' compile " + kernel.string();
   ASSERT_EQ(runCommand(blockc + " --emit=obj -o " + (dir / "k.o").string()).exitCode, 0);

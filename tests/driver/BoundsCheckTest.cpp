@@ -43,7 +43,7 @@ protected:
 } // namespace
 
 TEST_P(BoundsCheckTest, UndersizedInputIsALoadError) {
-  fs::path out = freshDir("bounds_load") / "c.npy";
+  fs::path out = scratchDir("bounds_load") / "c.npy";
   ProcessResult r = run(10, 1000, out.string());
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("vector_add.bir:18:8: error: out-of-bounds load in kernel @vector_add, "
@@ -66,7 +66,7 @@ TEST_P(BoundsCheckTest, UndersizedInputIsALoadError) {
 }
 
 TEST_P(BoundsCheckTest, UndersizedOutputIsAStoreError) {
-  fs::path out = freshDir("bounds_store") / "c.npy";
+  fs::path out = scratchDir("bounds_store") / "c.npy";
   ProcessResult r = run(1000, 999, out.string());
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("vector_add.bir:23:3: error: out-of-bounds store in kernel @vector_add, "
@@ -89,7 +89,7 @@ INSTANTIATE_TEST_SUITE_P(EveryX86Target, BoundsCheckTest,
 // Gathers and a scalar store, through a pointer derived from a select of two
 // arguments (its origin is then "any argument").
 TEST(BoundsCheck, GathersAndScalarStoresAreChecked) {
-  fs::path dir = freshDir("bounds_gather");
+  fs::path dir = scratchDir("bounds_gather");
   std::string source = (dir / "k.bir").string();
   std::ofstream(source) << R"(kernel @k(%x: ptr<f32>, %out: ptr<f32>, %s: i32) {
   %r = arange 0, 16
@@ -115,7 +115,7 @@ TEST(BoundsCheck, GathersAndScalarStoresAreChecked) {
 // out of bounds, so checking %src against %a alone would be a false error.
 // Then a pointer bitcast to i32 that walks past %a is still %a's.
 TEST(BoundsCheck, SwappedLoopPointersAndBitcastsKeepTheirBuffers) {
-  fs::path dir = freshDir("bounds_loops");
+  fs::path dir = scratchDir("bounds_loops");
   std::string source = (dir / "k.bir").string();
   std::ofstream(source) << R"(kernel @k(%a: ptr<f32>, %b: ptr<f32>, %n: i32, %trips: i32) {
   %zero = const 0 : i32
@@ -162,7 +162,7 @@ TEST(BoundsCheck, HeaderOfABoundsCheckedKernelIsRefused) {
 // place; without it the op is not checked (as Triton checks device
 // assertions only under TRITON_DEBUG).
 TEST(AssertCheck, FalseLaneStopsTheLaunchUnderCheckBounds) {
-  fs::path dir = freshDir("assert_check");
+  fs::path dir = scratchDir("assert_check");
   fs::path kernel = dir / "assert.bir";
   {
     std::ofstream out(kernel);

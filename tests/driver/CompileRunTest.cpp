@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CProgram.h"
+#include "Scratch.h"
 
 #include <cstring>
 #include <dlfcn.h>
@@ -20,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using blockc::test::programBuildCommand;
+using blockc::test::scratchDir;
 
 int shell(const std::string &cmd) {
   int status = std::system(cmd.c_str());
@@ -30,19 +32,12 @@ std::string blockcBinary() {
   return std::string("'") + BLOCKC_BINARY + "'";
 }
 
-fs::path freshDir(const std::string &name) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("blockc_" + name + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 const std::string kVectorAdd = BLOCKC_EXAMPLES_DIR "/vector_add.bir";
 
 } // namespace
 
 TEST(CompileRun, ObjectAndHeaderLinkIntoACProgram) {
-  fs::path dir = freshDir("aot");
+  fs::path dir = scratchDir("aot");
   ASSERT_EQ(shell(blockcBinary() + " compile " + kVectorAdd + " -D BLOCK=128 --emit=obj -o " +
                   (dir / "va.o").string()),
             0);
@@ -73,7 +68,7 @@ int main(void) {
 // the header must compile as C and as C++, and its launch functions reach
 // the right kernels through the object's own symbols.
 TEST(CompileRun, HeaderOfHostileNamesCompilesAsCAndCxx) {
-  fs::path dir = freshDir("hostile_header");
+  fs::path dir = scratchDir("hostile_header");
   std::ofstream(dir / "k.bir") << R"(
 kernel @vec.add(%grid: ptr<f32>, %args: ptr<f32>, %options: i32, %info: i32, %int: i32,
                 %0: i32, %a.b: i32, %a_b: i32, %INT32_MAX: i32, %blockc_grid_: i32) {
@@ -122,7 +117,7 @@ int main(void) {
 }
 
 TEST(CompileRun, SharedLibraryLoadsAndRuns) {
-  fs::path dir = freshDir("so");
+  fs::path dir = scratchDir("so");
   fs::path so = dir / "va.so";
   ASSERT_EQ(
       shell(blockcBinary() + " compile " + kVectorAdd + " -D BLOCK=64 --emit=so -o " + so.string()),
@@ -146,7 +141,7 @@ TEST(CompileRun, SharedLibraryLoadsAndRuns) {
 }
 
 TEST(CompileRun, RunWritesNpyOutput) {
-  fs::path dir = freshDir("run");
+  fs::path dir = scratchDir("run");
   fs::path out = dir / "c.npy";
   std::string cmd = blockcBinary() + " run " + kVectorAdd +
                     " -D BLOCK=256 --grid 4 --arg a=1000xf32=1.5 --arg b=1000xf32=2 "
@@ -168,7 +163,7 @@ TEST(CompileRun, RunWritesNpyOutput) {
 }
 
 TEST(CompileRun, DiskCacheIsReusedAcrossProcesses) {
-  fs::path cache = freshDir("cache");
+  fs::path cache = scratchDir("cache");
   std::string cmd = "BLOCKC_CACHE_DIR=" + cache.string() + " " + blockcBinary() + " run " +
                     kVectorAdd +
                     " -D BLOCK=512 --grid 2 --arg a=1024xf32=random --arg b=1024xf32=random "
@@ -194,7 +189,7 @@ TEST(CompileRun, DiskCacheIsReusedAcrossProcesses) {
 }
 
 TEST(CompileRun, BadTargetAndEmitAreClearErrors) {
-  fs::path dir = freshDir("bad");
+  fs::path dir = scratchDir("bad");
   std::string err = (dir / "err.txt").string();
   EXPECT_EQ(
       shell(blockcBinary() + " compile " + kVectorAdd + " --target pentium -o /dev/null 2>" + err),

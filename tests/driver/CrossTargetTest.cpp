@@ -55,7 +55,7 @@ TEST(CrossTargets, FeatureChangesReachTheCode) {
 }
 
 TEST(CrossTargets, TypeTheTargetCannotLowerIsALocatedError) {
-  fs::path dir = freshDir("cross_f16");
+  fs::path dir = scratchDir("cross_f16");
   std::string path = (dir / "half.bir").string();
   std::ofstream(path) << "kernel @k(%p: ptr<f16>) {\n"
                          "  %r = arange 0, 16\n"
@@ -87,7 +87,7 @@ TEST(CrossTargets, RiscvWithoutTheVectorExtensionIsAnError) {
 
 // softmax's exp is inline unless --sleef-math: with it, the library needs SLEEF.
 TEST(CrossTargets, SharedLibraryNamesTheTargetsSleef) {
-  fs::path dir = freshDir("cross_so");
+  fs::path dir = scratchDir("cross_so");
   std::string so = (dir / "softmax.so").string();
   ProcessResult missing =
       runBlockc("compile " + kSoftmax + " --target spacemit-k1 --sleef-math --emit=so -o " + so);

@@ -42,7 +42,7 @@ TEST(Driver, PrintIsAFixedPointThroughStdin) {
   for (const auto &path : birFiles(BLOCKC_EXAMPLES_DIR)) {
     Result first = runBlockc("print '" + path.string() + "'");
     ASSERT_EQ(first.exitCode, 0) << first.err;
-    std::string printed = ::testing::TempDir() + "printed.bir";
+    std::string printed = blockc::test::scratchPath("printed.bir").string();
     std::ofstream(printed) << first.out;
     Result second = runBlockc("print -", printed);
     ASSERT_EQ(second.exitCode, 0) << second.err;

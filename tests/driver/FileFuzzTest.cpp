@@ -100,7 +100,7 @@ void expectExitZeroOrNamedError(const ProcessResult &r, const fs::path &file,
 }
 
 TEST(FileFuzz, InspectOfDamagedObjectsLibrariesAndArchives) {
-  fs::path dir = freshDir("inspect_fuzz");
+  fs::path dir = scratchDir("inspect_fuzz");
   const std::string softmax = BLOCKC_EXAMPLES_DIR "/softmax.bir";
   // Relocations (SLEEF calls), a dynamic symbol table, an archive's index.
   ASSERT_EQ(runBlockc("compile " + softmax + " --emit=obj -o " + quote(dir / "k.o")).exitCode, 0);
@@ -131,7 +131,7 @@ TEST(FileFuzz, InspectOfDamagedObjectsLibrariesAndArchives) {
 }
 
 TEST(FileFuzz, DamagedCacheEntriesAreNeverRun) {
-  fs::path dir = freshDir("cache_fuzz");
+  fs::path dir = scratchDir("cache_fuzz");
   fs::path cache = dir / "cache";
   const std::string run = "BLOCKC_CACHE_DIR=" + quote(cache) + " timeout 60 '" BLOCKC_BINARY +
                           "' run " BLOCKC_EXAMPLES_DIR "/vector_add.bir -D BLOCK=256 --grid 4 "

@@ -46,7 +46,7 @@ const std::vector<std::string> &stages() {
 }
 
 std::string writeSource(const std::string &name, const std::string &text) {
-  fs::path path = freshDir(name) / (name + ".bir");
+  fs::path path = scratchDir(name) / (name + ".bir");
   std::ofstream(path) << text;
   return path.string();
 }
@@ -73,7 +73,7 @@ size_t filesIn(const fs::path &dir) {
 } // namespace
 
 TEST(Hardening, DebugOutputIsShownOnACacheHit) {
-  fs::path cache = freshDir("debug_cache");
+  fs::path cache = scratchDir("debug_cache");
   std::string env = "BLOCKC_CACHE_DIR=" + cache.string() + " ";
   ASSERT_EQ(runCommand(env + "'" BLOCKC_BINARY "' " + kRunVectorAdd).exitCode, 0);
   ASSERT_EQ(filesIn(cache), 1u);
@@ -89,7 +89,7 @@ TEST(Hardening, DebugOutputIsShownOnACacheHit) {
   for (const std::string &stage : stages())
     EXPECT_NE(debug.err.find("// ----- after " + stage), std::string::npos) << stage;
 
-  fs::path dump = freshDir("debug_dump");
+  fs::path dump = scratchDir("debug_dump");
   ProcessResult dumped =
       runCommand(env + "'" BLOCKC_BINARY "' " + kRunVectorAdd + " --dump-dir " + dump.string());
   EXPECT_EQ(dumped.exitCode, 0) << dumped.err;
@@ -103,7 +103,7 @@ TEST(Hardening, DebugOutputIsShownOnACacheHit) {
 
 TEST(Hardening, UnusableDumpDirIsAnError) {
   // A folder cannot be made under a regular file, whoever runs the test.
-  fs::path file = freshDir("dump_file") / "plain-file";
+  fs::path file = scratchDir("dump_file") / "plain-file";
   std::ofstream(file) << "x";
   for (const std::string &command : {kRunVectorAdd, "compile " + kVectorAdd + " -o /dev/null"}) {
     ProcessResult r = runBlockc(command + " --dump-dir " + file.string() + "/dumps");
@@ -145,7 +145,7 @@ TEST(Hardening, ReferenceListsEveryStageInOrder) {
 // The assembly dump comes from a clone: the object is the same with or
 // without it.
 TEST(Hardening, DumpingAssemblyLeavesTheObjectUnchanged) {
-  fs::path dir = freshDir("dump_object");
+  fs::path dir = scratchDir("dump_object");
   std::string plain = (dir / "plain.o").string(), dumped = (dir / "dumped.o").string();
   for (const std::string &target : {"x86-64-v4", "rv64gcv"}) {
     ASSERT_EQ(runBlockc("compile " + kVectorAdd + " --target " + target + " -o " + plain).exitCode,
@@ -194,7 +194,7 @@ kernel @small(%p: ptr<f32>) {
   store %ptrs, %y
 }
 )");
-  fs::path out = freshDir("two_kernels_out") / "p.npy";
+  fs::path out = scratchDir("two_kernels_out") / "p.npy";
   ProcessResult r = runBlockc("run " + source + " --kernel small --grid 1 --arg p=16xf32=1.5 " +
                               "--output p=@" + out.string() + " --print-after=GenerateLLVM");
   EXPECT_EQ(r.exitCode, 0) << r.err;
@@ -230,7 +230,7 @@ TEST(Hardening, WorkerStacksTooSmallForScratchAreAnError) {
 // is short as well, and the same message advises for it.
 TEST(Hardening, LaunchingThreadStackTooSmallNamesUlimit) {
   std::string source = writeSource("main_stack", scratchKernel("k", "57344"));
-  std::string cache = "BLOCKC_CACHE_DIR=" + freshDir("main_stack_cache").string() + " ";
+  std::string cache = "BLOCKC_CACHE_DIR=" + scratchDir("main_stack_cache").string() + " ";
   for (const std::string &grid : {"--grid 1", "--grid 2 --threads 2"}) {
     std::string run = cache + "'" BLOCKC_BINARY "' run " + source + " " + grid +
                       " --arg p=57344xf32=0 --arg out=1xf32=0";

@@ -56,7 +56,7 @@ TEST(HostileInput, DeviceInputIsRefusedNotReadForever) {
 }
 
 TEST(HostileInput, DirectoryInputIsAnErrorAndWritesNothing) {
-  fs::path dir = freshDir("dir_input");
+  fs::path dir = scratchDir("dir_input");
   fs::create_directories(dir / "kernels");
   for (const char *command : {"check", "print", "compile", "inspect"}) {
     ProcessResult r = runBlockc(std::string(command) + " " + quote(dir / "kernels"));
@@ -73,7 +73,7 @@ TEST(HostileInput, DirectoryInputIsAnErrorAndWritesNothing) {
 }
 
 TEST(HostileInput, OversizedSourceIsRefused) {
-  fs::path dir = freshDir("oversized");
+  fs::path dir = scratchDir("oversized");
   fs::path big = dir / "big.bir";
   {
     std::ofstream create(big);
@@ -86,7 +86,7 @@ TEST(HostileInput, OversizedSourceIsRefused) {
 }
 
 TEST(HostileInput, ErrorOnAHugeLineQuotesAWindow) {
-  fs::path dir = freshDir("huge_line");
+  fs::path dir = scratchDir("huge_line");
   fs::path source = dir / "line.bir";
   {
     std::ofstream out(source);
@@ -105,7 +105,7 @@ TEST(HostileInput, ErrorOnAHugeLineQuotesAWindow) {
 }
 
 TEST(HostileInput, OutputThroughALinkReplacesTheTargetAndKeepsTheLink) {
-  fs::path dir = freshDir("link_output");
+  fs::path dir = scratchDir("link_output");
   std::ofstream(dir / "real.ll") << "old";
   fs::create_symlink("real.ll", dir / "link.ll");
   ProcessResult r =
@@ -123,7 +123,7 @@ TEST(HostileInput, OutputThroughALinkReplacesTheTargetAndKeepsTheLink) {
 }
 
 TEST(HostileInput, OutputToADeviceWritesThroughIt) {
-  fs::path dir = freshDir("device_output");
+  fs::path dir = scratchDir("device_output");
   // A FIFO stands in for a device node: writable, not regular, and creatable
   // without privileges. Replacing it with a file would be the defect.
   fs::path fifo = dir / "fifo";
@@ -147,7 +147,7 @@ TEST(HostileInput, OutputToADeviceWritesThroughIt) {
 TEST(HostileInput, StandardOutputWriteErrorsAreErrors) {
   if (!fs::exists("/dev/full"))
     GTEST_SKIP() << "no /dev/full on this machine";
-  fs::path dir = freshDir("stdout_full");
+  fs::path dir = scratchDir("stdout_full");
   ASSERT_EQ(runBlockc("compile " + kVectorAdd + " -o " + quote(dir / "k.o")).exitCode, 0);
   for (std::string args :
        {"print " + kVectorAdd, std::string("targets"), "inspect " + quote(dir / "k.o"),
@@ -159,7 +159,7 @@ TEST(HostileInput, StandardOutputWriteErrorsAreErrors) {
 }
 
 TEST(HostileInput, FailedWriteLeavesThePreviousOutputWhole) {
-  fs::path dir = freshDir("failed_write");
+  fs::path dir = scratchDir("failed_write");
   int failedWrites = 0;
   for (const char *emit : {"obj", "asm", "llvm", "header", "so"}) {
     fs::path out = dir / (std::string("out.") + emit);
@@ -183,7 +183,7 @@ TEST(HostileInput, FailedWriteLeavesThePreviousOutputWhole) {
 }
 
 TEST(HostileInput, NpyHeaderBytesAreEscapedInErrors) {
-  fs::path dir = freshDir("npy_nul");
+  fs::path dir = scratchDir("npy_nul");
   std::string dict = "{'descr': '<f" + std::string(1, '\0') +
                      "\x1b[31m', 'fortran_order': False, 'shape': (1000,), }";
   std::string header("\x93NUMPY\x01\x00", 8);
@@ -201,7 +201,7 @@ TEST(HostileInput, NpyHeaderBytesAreEscapedInErrors) {
 }
 
 TEST(HostileInput, InspectOfAMissingLoopIsAnError) {
-  fs::path dir = freshDir("missing_loop");
+  fs::path dir = scratchDir("missing_loop");
   ASSERT_EQ(runBlockc("compile " + kVectorAdd + " -o " + quote(dir / "k.o")).exitCode, 0);
   ProcessResult r = runBlockc("inspect " + quote(dir / "k.o") + " --loop 99999");
   EXPECT_EQ(r.exitCode, 1);
@@ -210,7 +210,7 @@ TEST(HostileInput, InspectOfAMissingLoopIsAnError) {
 }
 
 TEST(HostileInput, TruncatedArchiveMemberIsALocatedError) {
-  fs::path dir = freshDir("truncated_archive");
+  fs::path dir = scratchDir("truncated_archive");
   ASSERT_EQ(runBlockc("compile " + kVectorAdd + " -o " + quote(dir / "k.o")).exitCode, 0);
   if (runCommand("llvm-ar-22 rcs " + quote(dir / "k.a") + " " + quote(dir / "k.o")).exitCode != 0)
     GTEST_SKIP() << "llvm-ar-22 is not installed";
@@ -225,7 +225,7 @@ TEST(HostileInput, TruncatedArchiveMemberIsALocatedError) {
 }
 
 TEST(HostileInput, DamagedCacheEntryIsRecompiledWithAWarning) {
-  fs::path cache = freshDir("damaged_cache");
+  fs::path cache = scratchDir("damaged_cache");
   std::string env = "BLOCKC_CACHE_DIR=" + quote(cache) + " ";
   fs::path out = cache / "c.npy";
   ASSERT_EQ(runCommand(env + "'" BLOCKC_BINARY "' " + runVectorAdd()).exitCode, 0);
@@ -244,7 +244,7 @@ TEST(HostileInput, DamagedCacheEntryIsRecompiledWithAWarning) {
 }
 
 TEST(HostileInput, CacheWriteThatFailsLeavesNoEntry) {
-  fs::path cache = freshDir("failed_cache_write");
+  fs::path cache = scratchDir("failed_cache_write");
   // An entry of a few KiB (vector_add's is 1264 bytes) sits in the stream's
   // buffer until the close: the old cache checked the stream before it, and
   // renamed an empty entry into place on a full disk (here: a 1 KiB

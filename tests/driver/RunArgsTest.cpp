@@ -12,6 +12,7 @@
 #include "Elements.h"
 #include "LaunchFlags.h"
 #include "Npy.h"
+#include "Scratch.h"
 #include "blockc/frontend/SmallFloat.h"
 
 #include <cmath>
@@ -30,7 +31,7 @@ namespace {
 // --- helpers ---------------------------------------------------------------
 
 std::string tempPath(const std::string &name) {
-  return ::testing::TempDir() + "blockc_run_" + std::to_string(getpid()) + "_" + name;
+  return blockc::test::scratchPath(name).string();
 }
 
 void writeFile(const std::string &path, const std::string &bytes) {

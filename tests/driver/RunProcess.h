@@ -1,6 +1,8 @@
 //===- RunProcess.h - Run blockc and capture what it prints -----*- C++ -*-===//
 #pragma once
 
+#include "Scratch.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,15 +45,6 @@ inline ProcessResult runCommand(const std::string &command, const std::string &s
 /// Runs the blockc binary with `args` (already shell-quoted).
 inline ProcessResult runBlockc(const std::string &args, const std::string &stdinFile = "") {
   return runCommand(std::string("'") + BLOCKC_BINARY + "' " + args, stdinFile);
-}
-
-/// An empty folder of the test's own.
-inline std::filesystem::path freshDir(const std::string &name) {
-  std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / ("blockc_" + name + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 } // namespace blockc::test

@@ -33,7 +33,7 @@ Json readJson(const std::string &path) {
 }
 
 TEST(RunTrace, WritesOneLaunchWithTheSpansOfEachThread) {
-  std::string path = (freshDir("run_trace") / "trace.json").string();
+  std::string path = (scratchDir("run_trace") / "trace.json").string();
   ProcessResult r = runBlockc(vectorAdd("--threads 2 --schedule dynamic,4 --trace " + path));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.out, "");
@@ -51,7 +51,7 @@ TEST(RunTrace, WritesOneLaunchWithTheSpansOfEachThread) {
 }
 
 TEST(RunTrace, RepeatTracesTheWarmUpAndEveryTimedLaunch) {
-  std::string path = (freshDir("run_trace_repeat") / "trace.json").string();
+  std::string path = (scratchDir("run_trace_repeat") / "trace.json").string();
   ProcessResult r = runBlockc(vectorAdd("--threads 2 --order z --repeat 3 --trace " + path));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   Json trace = readJson(path);
@@ -90,7 +90,7 @@ TEST(RunTrace, UnwritableEnvironmentPathIsAnErrorNamingIt) {
 }
 
 TEST(RunTrace, EnvironmentVariableTracesARun) {
-  std::string path = (freshDir("run_trace_env") / "trace.json").string();
+  std::string path = (scratchDir("run_trace_env") / "trace.json").string();
   ProcessResult r =
       runCommand("BLOCKC_TRACE=" + path + " '" BLOCKC_BINARY "' " + vectorAdd("--threads 2"));
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -125,7 +125,7 @@ TEST(RunProfile, ReportsTimesBalanceAndEachThread) {
 }
 
 TEST(RunProfile, AloneTimesOneLaunchAndTakesFlops) {
-  std::string path = (freshDir("run_profile") / "trace.json").string();
+  std::string path = (scratchDir("run_profile") / "trace.json").string();
   ProcessResult r = runBlockc(vectorAdd("--threads 2 --profile --flops 65536 --trace " + path));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("1 run after 1 warm-up"), std::string::npos) << r.out;

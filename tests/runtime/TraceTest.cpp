@@ -7,6 +7,7 @@
 #include "Trace.h"
 
 #include "GridOrder.h"
+#include "Scratch.h"
 #include "TraceJson.h"
 #include "blockc/launcher.hpp"
 #include "blockc/runtime.h"
@@ -33,7 +34,7 @@ using blockc::test::TracedLaunch;
 namespace {
 
 std::string tempPath(const std::string &name) {
-  return ::testing::TempDir() + "blockc_trace_" + std::to_string(getpid()) + "_" + name;
+  return blockc::test::scratchPath(name).string();
 }
 
 Json readTrace(const std::string &path) {

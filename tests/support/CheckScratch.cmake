@@ -1,0 +1,31 @@
+# Runs scratch_tests (PROGRAM) with TEST_TMPDIR set to FOLDER twice: passing, it
+# must leave FOLDER empty; failing, it must keep the failed test's files and name
+# their folder.
+file(REMOVE_RECURSE "${FOLDER}")
+file(MAKE_DIRECTORY "${FOLDER}")
+set(ENV{TEST_TMPDIR} "${FOLDER}")
+
+execute_process(COMMAND "${PROGRAM}" RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "scratch_tests failed:\n${out}")
+endif()
+file(GLOB left "${FOLDER}/*")
+if(left)
+  message(FATAL_ERROR "a passing run left files behind: ${left}")
+endif()
+
+set(ENV{BLOCKC_SCRATCH_TEST_FAILS} 1)
+execute_process(COMMAND "${PROGRAM}" RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+unset(ENV{BLOCKC_SCRATCH_TEST_FAILS})
+if(status EQUAL 0)
+  message(FATAL_ERROR "scratch_tests passed where it was asked to fail:\n${out}")
+endif()
+file(GLOB_RECURSE kept "${FOLDER}/*")
+list(LENGTH kept count)
+if(NOT count EQUAL 2 OR NOT kept MATCHES "/blockc-Scratch\\.FoldersAreFreshAndPathsShareTheTestsFolder-[0-9]+/out/kept\\.txt")
+  message(FATAL_ERROR "the failed test's files were not kept as they were: ${kept}")
+endif()
+if(NOT out MATCHES "Scratch\\.FoldersAreFreshAndPathsShareTheTestsFolder failed; its files are kept in ${FOLDER}")
+  message(FATAL_ERROR "the kept folder is not named:\n${out}")
+endif()
+file(REMOVE_RECURSE "${FOLDER}")
