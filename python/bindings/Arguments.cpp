@@ -45,6 +45,35 @@ template <typename T> void store(ArgumentSlot &slot, T value) {
   std::memcpy(slot.bytes, &value, sizeof value);
 }
 
+/// A new reference to the address an array object gives in Python: a torch
+/// tensor's data_ptr(), or __array_interface__'s data[0] (any other array).
+/// Null, with no error set, for an object that has neither.
+PyObject *addressOfArrayObject(PyObject *value) {
+  static PyObject *dataPtr = PyUnicode_InternFromString("data_ptr");
+  static PyObject *arrayInterface = PyUnicode_InternFromString("__array_interface__");
+  if (PyObject *method = PyObject_GetAttr(value, dataPtr)) {
+    PyObject *address = PyObject_CallNoArgs(method);
+    Py_DECREF(method);
+    if (!address)
+      PyErr_Clear();
+    return address;
+  }
+  PyErr_Clear();
+  PyObject *interface = PyObject_GetAttr(value, arrayInterface);
+  if (!interface) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  PyObject *address = nullptr;
+  PyObject *data = PyDict_Check(interface) ? PyDict_GetItemString(interface, "data") : nullptr;
+  if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1) {
+    address = PyTuple_GET_ITEM(data, 0);
+    Py_INCREF(address);
+  }
+  Py_DECREF(interface);
+  return address;
+}
+
 bool convertPointer(PyObject *value, ArgumentSlot &slot, std::string &error) {
   // A numpy array gives its first element's address through the buffer
   // protocol in about 0.1 us, where Python's __array_interface__ builds a
@@ -62,10 +91,23 @@ bool convertPointer(PyObject *value, ArgumentSlot &slot, std::string &error) {
     PyBuffer_Release(&view);
     return true;
   }
-  PyObject *integer = asInteger(value);
+  // A torch tensor, or another array: asked here rather than in Python, where
+  // the launch would build a list of addresses first.
+  PyObject *integer = PyLong_Check(value) ? nullptr : addressOfArrayObject(value);
+  if (integer) {
+    PyObject *index = asInteger(integer);
+    Py_DECREF(integer);
+    integer = index;
+    if (!integer) {
+      error = "expected data_ptr() or __array_interface__ to give an int address, " + got(value);
+      return false;
+    }
+  } else {
+    integer = asInteger(value);
+  }
   if (!integer) {
-    error = "expected an address as an int (such as array.ctypes.data or tensor.data_ptr()) or "
-            "a numpy array, " +
+    error = "expected an address as an int (such as array.ctypes.data or tensor.data_ptr()), "
+            "a numpy array, a torch tensor or an object with __array_interface__, " +
             got(value);
     return false;
   }

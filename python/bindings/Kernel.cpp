@@ -198,9 +198,10 @@ void bindKernel(py::module_ &module) {
            R"(Runs every program of `grid` once and returns when all have finished.
 
 grid: (x, y, z) program counts (1 or 2 counts: the others are 1).
-args: one value per parameter, in order: an int address for a pointer
-  (array.ctypes.data, tensor.data_ptr(); 0 is allowed) or an object with
-  the buffer protocol (a numpy array: its first element), an int for an
+args: one value per parameter, in order: for a pointer, an int address
+  (array.ctypes.data, tensor.data_ptr(); 0 is allowed), an object with the
+  buffer protocol (a numpy array: its first element), a torch tensor (its
+  data_ptr()) or an object with __array_interface__; an int for an
   integer parameter (it must fit the type), a float or int for a float
   parameter, a bool (or 0, 1) for i1.
 extents: for a kernel with checks_bounds, the size IN BYTES of the buffer

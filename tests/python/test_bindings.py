@@ -251,6 +251,48 @@ def test_arrays_pass_their_first_element(vector_add):
     np.testing.assert_array_equal(out, np.zeros(8, dtype=np.float32))
 
 
+class _InterfaceOnly:
+    """An array known only by __array_interface__ (no buffer protocol)."""
+
+    def __init__(self, array, data=None):
+        self.array = array
+        self.__array_interface__ = dict(array.__array_interface__)
+        if data is not None:
+            self.__array_interface__["data"] = data
+
+
+class _DataPtr:
+    def __init__(self, address):
+        self.address = address
+
+    def data_ptr(self):
+        return self.address
+
+
+def test_tensors_and_array_interfaces_pass_their_address(vector_add):
+    # A launch takes them as they are: the Python launcher passes its
+    # arguments through without building a list of addresses.
+    import torch
+    a = torch.arange(8, dtype=torch.float32)
+    b = np.arange(8, dtype=np.float32)
+    out = torch.zeros(8)
+    vector_add.launch((1, 1, 1), [a[2:], _InterfaceOnly(b[1:]), out, 4])
+    np.testing.assert_array_equal(out.numpy()[:4], a.numpy()[2:6] + b[1:5])
+    out2 = np.zeros(8, dtype=np.float32)
+    vector_add.launch((1, 1, 1), [_DataPtr(b.ctypes.data), b, _DataPtr(out2.ctypes.data), 8])
+    np.testing.assert_array_equal(out2, 2 * b)
+    with pytest.raises(_core.LaunchError, match=r"argument 0 \(%a: ptr<f32>\): expected "
+                                                r"data_ptr\(\) or __array_interface__ to give "
+                                                r"an int address, got _DataPtr"):
+        vector_add.launch((1, 1, 1), [_DataPtr(1.5), b, out2, 8])
+    with pytest.raises(_core.LaunchError, match=r"argument 2 \(%c: ptr<f32>\): -8 is not an "
+                                                "address"):
+        vector_add.launch((1, 1, 1), [b, b, _InterfaceOnly(b, (-8, False)), 8])
+    with pytest.raises(_core.LaunchError, match=r"argument 1 \(%b: ptr<f32>\): expected an "
+                                                r"address as an int .*got _InterfaceOnly"):
+        vector_add.launch((1, 1, 1), [b, _InterfaceOnly(b, "nonsense"), out2, 8])
+
+
 def test_out_of_range_and_mistyped_arguments(vector_add):
     a = np.zeros(4, dtype=np.float32)
     p = a.ctypes.data

@@ -375,3 +375,65 @@ def test_fast_path_keeps_each_specialisation_apart():
     for _ in range(2):
         with pytest.raises(Exception, match="read-only"):
             fast_path_kernel[(1,)](x.numpy(), frozen, 8, 3, BLOCK=8)
+
+
+def test_repeated_launches_skip_the_full_path(monkeypatch):
+    # After a specialisation's first launch, the generated binder and key
+    # (blockc/triton/runtime/launcher.py) find it: the full path (_run:
+    # binding by inspect, typing each argument) is not taken again, whatever
+    # changes that leaves the specialisation as it is.
+    @triton.jit
+    def axpy(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr = 64):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(out_ptr + offs, alpha * x + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+    import torch
+    full = []
+    run = axpy._run
+    monkeypatch.setattr(axpy, "_run", lambda *a, **k: full.append(1) or run(*a, **k))
+    x, y = _data(300, 1), _data(300, 2)
+    out = np.empty_like(x)
+    axpy[(5,)](x, y, out, 300, 2.0)
+    assert len(full) == 1
+    for n, alpha in ((300, 0.5), (17, -3.0), (64, 1.0)):
+        out[:] = 0
+        axpy[(triton.cdiv(n, 64),)](x, y, out, n, alpha, num_warps=4)
+        np.testing.assert_allclose(out[:n], np.float32(alpha) * x[:n] + y[:n], rtol=1e-6)
+        assert not out[n:].any()
+    # Keywords in any order, the default given, a grid function, threads.
+    out[:] = 0
+    axpy[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](
+        alpha=4.0, n=300, out_ptr=out, y_ptr=y, x_ptr=x, BLOCK=64, num_cpu_threads=2)
+    np.testing.assert_allclose(out, np.float32(4.0) * x + y, rtol=1e-6)
+    # Tensors are a specialisation of their own; then they too go the fast way.
+    xt, yt, outt = torch.from_numpy(x), torch.from_numpy(y), torch.zeros(300)
+    for _ in range(2):
+        axpy[(5,)](xt, yt, outt, 300, 2.0)
+    assert torch.allclose(outt, 2 * xt + yt)
+    assert len(full) == 2
+    # What changes the specialisation goes the full way once: another block
+    # size, n == 1 (a constexpr), an int past i32, a float64 array.
+    axpy[(3,)](x, y, out, 300, 2.0, BLOCK=128)
+    axpy[(1,)](x, y, out, 1, 2.0)
+    assert out[0] == np.float32(2.0) * x[0] + y[0]
+    out[:] = 0
+    axpy[(4,)](x, y, out, 2**33, 2.0)
+    np.testing.assert_allclose(out[:256], np.float32(2.0) * x[:256] + y[:256], rtol=1e-6)
+    assert len(full) == 5
+    x64 = x.astype(np.float64)
+    out64 = np.zeros(300)
+    axpy[(5,)](x64, x64, out64, 300, 1.0)
+    axpy[(5,)](x64, x64, out64, 300, 1.0)
+    np.testing.assert_array_equal(out64, 2 * x64)
+    assert len(full) == 6
+    # Errors go the full way, which names them.
+    with pytest.raises(TypeError, match="axpy .*missing a required argument: 'alpha'"):
+        axpy[(5,)](x, y, out, 300)
+    with pytest.raises(TypeError, match="'bogus'"):
+        axpy[(5,)](x, y, out, 300, 2.0, bogus=1)
+    frozen = np.zeros(300, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(TypeError, match="'out_ptr' is a read-only array"):
+        axpy[(5,)](x, y, frozen, 300, 2.0)

@@ -21,6 +21,8 @@ from ...frontend import dtypes
 from ...frontend.codegen import Translator, Param, constexpr_key
 from ...frontend.errors import CompilationError
 from .. import language
+from .launcher import (MAX_PROGRAMS, UNKEYED, environment_flag, is_read_only, make_binder,
+                       make_key, plain_grid)
 
 # Launch options of GPU backends: meaningful there, accepted and ignored here
 # so that scripts written for a GPU run unchanged.
@@ -87,22 +89,6 @@ def _pointer_to(ty):
     return _POINTERS[ty]
 
 
-def _is_read_only(value):
-    """A numpy array (or another object with __array_interface__) whose
-    memory must not be written: np.frombuffer of bytes, a read-only memory
-    map, an array marked so. torch tensors have no such flag (torch.from_numpy
-    of a read-only array warns and gives a tensor that claims to be
-    writeable), so none counts as read-only."""
-    if hasattr(value, "data_ptr"):
-        return False
-    writeable = getattr(getattr(value, "flags", None), "writeable", None)
-    if writeable is not None:
-        return not writeable
-    data = getattr(value, "__array_interface__", {}).get("data")
-    # (address, read-only flag); an interface may give a buffer object instead.
-    return isinstance(data, tuple) and bool(data[1])
-
-
 def _device_of(value):
     device = getattr(value, "device", None)
     return getattr(device, "type", "cpu") if device is not None else "cpu"
@@ -112,23 +98,6 @@ def _address(value):
     if hasattr(value, "data_ptr"):
         return value.data_ptr()
     return value.__array_interface__["data"][0]
-
-
-def _launch_pointer(value):
-    """What Kernel.launch takes for a pointer argument: a torch tensor's
-    address, a numpy array itself (the launch reads its address through the
-    buffer protocol, without building __array_interface__'s dict), any other
-    array's address."""
-    if hasattr(value, "data_ptr"):
-        return value.data_ptr()
-    if isinstance(value, _ndarray()):
-        return value
-    return value.__array_interface__["data"][0]
-
-
-def _ndarray():
-    numpy = sys.modules.get("numpy")
-    return numpy.ndarray if numpy is not None else ()
 
 
 def _extent_bytes(value):
@@ -201,10 +170,12 @@ class JITFunction:
         self.do_not_specialize = {self.arg_names[n] if isinstance(n, int) else n for n in names}
         self.debug = debug
         self.cache = {}
-        # The launch's fast path: a key made of the arguments' types alone
-        # (_launch_key) to the compiled kernel and which arguments are runtime
-        # values, filled by the full specialisation the first time.
+        # The launch's fast path (launcher.py): a key made of the arguments'
+        # types alone to the compiled kernel and the positions of its runtime
+        # arguments, filled by the full specialisation the first time.
         self.launch_cache = {}
+        self._bind_fast = make_binder(self.signature)
+        self._key = make_key(self.arg_names, self.constexprs, self.do_not_specialize)
 
     def __repr__(self):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
@@ -214,7 +185,7 @@ class JITFunction:
                            f"{self.__name__}[grid](...), or call it from another one")
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+        return lambda *args, **kwargs: self._launch(grid, args, kwargs)
 
     @property
     def place(self):
@@ -231,79 +202,94 @@ class JITFunction:
     # --- launching --------------------------------------------------------
 
     def run(self, *args, grid, warmup=False, **kwargs):
+        if warmup:
+            return self._run(args, kwargs, grid, warmup=True)
+        return self._launch(grid, args, kwargs)
+
+    def _launch(self, grid, args, kwargs):
+        """A launch: the fast path where the arguments' key finds a compiled
+        kernel (bounds checks aside), else the full one (_run)."""
+        bind = self._bind_fast
+        try:
+            values, options = bind(*args, **kwargs) if bind is not None else (None, None)
+        except TypeError:
+            values = None  # _run names what is wrong
+        if values is None or (options and not options.keys() <= _LAUNCH_OPTION_NAMES) or \
+                (options.get("check_bounds", self.debug) if options else self.debug) or \
+                environment_flag("TRITON_DEBUG"):
+            return self._run(args, kwargs, grid, warmup=False)
+        try:
+            entry = self.launch_cache.get(self._key(False, *values))
+        except TypeError:  # a constexpr that cannot be hashed
+            entry = None
+        if entry is None or not entry[0].translation.watched.unchanged():
+            return self._run(args, kwargs, grid, warmup=False)
+        compiled, positions = entry
+        if callable(grid):
+            grid = grid(dict(zip(self.arg_names, values)))
+        counts = plain_grid(grid) or _grid(grid, None, self)
+        runtime_values = [values[i] for i in positions]
+        for index in compiled.stored_arguments:
+            if is_read_only(runtime_values[index]):
+                raise self._read_only_error(compiled.runtime_params[index].name)
+        threads = (options.get("num_cpu_threads") or 0) if options else 0
+        report = _launch(compiled, counts, runtime_values, None, threads)
+        if report:
+            raise self._bounds_error(compiled, report)
+        return compiled
+
+    def _run(self, args, kwargs, grid, warmup):
+        """The full launch: bind with Python's rules (and its messages), type
+        every argument, compile on a miss."""
         options, kwargs = _split_options(kwargs, self.signature.parameters) if kwargs else \
             ({}, kwargs)
         bound = self._bind(args, kwargs)
         check_bounds = bool(options.get("check_bounds", self.debug) or
-                            os.environ.get("TRITON_DEBUG", "") not in ("", "0"))
+                            environment_flag("TRITON_DEBUG"))
         key = self._launch_key(bound, check_bounds)
         entry = self.launch_cache.get(key) if key is not None else None
+        values = list(bound.values())
         if entry is not None and entry[0].translation.watched.unchanged():
-            compiled, runtime_names = entry
-            runtime_values = [bound[name] for name in runtime_names]
+            compiled, positions = entry
+            runtime_values = [values[i] for i in positions]
         else:
             compiled, runtime_values = self._specialise(bound, check_bounds)
             if key is not None:
-                self.launch_cache[key] = (compiled, self._runtime_names(bound, compiled))
+                self.launch_cache[key] = (compiled, self._runtime_positions(bound, compiled))
         if warmup:
             return compiled
         grid = _grid(grid, bound, self)
         for index in compiled.stored_arguments:
-            if _is_read_only(runtime_values[index]):
+            if is_read_only(runtime_values[index]):
                 raise self._read_only_error(compiled.runtime_params[index].name)
-        values = [_launch_pointer(value) if is_pointer else value
-                  for is_pointer, value in zip(compiled.pointer_params, runtime_values)]
         extents = [_extent_bytes(value) for is_pointer, value in
                    zip(compiled.pointer_params, runtime_values) if is_pointer] \
             if check_bounds else None
         threads = options.get("num_cpu_threads") or 0
-        report = _launch(compiled, grid, values, extents, threads)
+        report = _launch(compiled, grid, runtime_values, extents, threads)
         if report:
             raise self._bounds_error(compiled, report)
         return compiled
 
     def _launch_key(self, arguments, check_bounds):
         """What the specialisation of these arguments depends on, computed
-        from their types alone, or None where only the full specialisation
-        can say (tuples, descriptors, unusual objects): each tensor's dtype
-        and device, each scalar's kind (an int's width, and whether it is the
-        constexpr 1), each constexpr's value."""
-        key = [check_bounds]
-        for name, value in arguments.items():
-            if name in self.constexprs:
-                try:
-                    hash(value)
-                except TypeError:
-                    return None
-                key.append((type(value), value))
-                continue
-            kind = type(value)
-            if kind is int:
-                if value == 1 and name not in self.do_not_specialize:
-                    key.append(1)
-                elif -2**31 <= value < 2**31:
-                    key.append(32)
-                elif -2**63 <= value < 2**63:
-                    key.append(64)
-                else:
-                    return None
-            elif kind is float or kind is bool or value is None:
-                key.append(kind)
-            elif hasattr(value, "data_ptr"):
-                device = value.device
-                key.append((value.dtype, device.type if device is not None else None))
-            elif getattr(value, "ndim", 0) > 0 and hasattr(kind, "__array_interface__"):
-                # An array, not a numpy scalar (those are typed by value).
-                key.append((value.dtype, "array"))
-            else:
-                return None
-        return tuple(key)
+        from their types alone (launcher.py's key), or None where only the
+        full specialisation can say (tuples, descriptors, unusual objects)."""
+        key = self._key(check_bounds, *arguments.values())
+        if any(part is UNKEYED for part in key):
+            return None
+        try:
+            hash(key)
+        except TypeError:  # a constexpr that cannot be hashed
+            return None
+        return key
 
-    def _runtime_names(self, arguments, compiled):
-        """Which arguments are the compiled kernel's runtime parameters, in
-        order: those the full specialisation did not make constexprs."""
+    def _runtime_positions(self, arguments, compiled):
+        """Where the compiled kernel's runtime parameters are among the
+        arguments, in order: those the full specialisation did not make
+        constexprs."""
         names = {param.name for param in compiled.runtime_params}
-        return [name for name in arguments if name in names]
+        return [i for i, name in enumerate(arguments) if name in names]
 
     def warmup(self, *args, grid=None, **kwargs):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
@@ -517,6 +503,9 @@ def _tuple_leaves(param, value):
     return out
 
 
+_LAUNCH_OPTION_NAMES = GPU_LAUNCH_OPTIONS | {"num_cpu_threads", "check_bounds"}
+
+
 def _split_options(kwargs, parameters):
     """Launch options out of the keyword arguments; a kernel parameter that
     shares an option's name (softmax's `num_stages`) stays an argument."""
@@ -524,20 +513,17 @@ def _split_options(kwargs, parameters):
     for name in list(kwargs):
         if name in parameters:
             continue
-        if name in GPU_LAUNCH_OPTIONS or name in ("num_cpu_threads", "check_bounds"):
+        if name in _LAUNCH_OPTION_NAMES:
             options[name] = kwargs.pop(name)
     return options, kwargs
-
-
-_MAX_PROGRAMS = 2**31 - 1  # program ids are int32
 
 
 def _grid(grid, arguments, fn):
     if callable(grid):
         grid = grid(dict(arguments))
-    if type(grid) is tuple and 1 <= len(grid) <= 3 and \
-            all(type(g) is int and 0 <= g <= _MAX_PROGRAMS for g in grid):
-        return grid + (1,) * (3 - len(grid))
+    counts = plain_grid(grid)
+    if counts is not None:
+        return counts
     count = _grid_count(grid)
     if count is not None:
         grid = (grid,)
@@ -561,9 +547,9 @@ def _grid(grid, arguments, fn):
             raise _grid_error(fn, f"grid[{axis}] is {type(entry).__name__} {entry!r}; a program "
                               "count must be an integer (an int, a numpy integer, or a 0-d "
                               "integer array or tensor)")
-        if not 0 <= count <= _MAX_PROGRAMS:
+        if not 0 <= count <= MAX_PROGRAMS:
             raise _grid_error(fn, f"grid[{axis}] is {count}; a program count is 0 to "
-                              f"{_MAX_PROGRAMS} (2**31 - 1: program ids are int32)")
+                              f"{MAX_PROGRAMS} (2**31 - 1: program ids are int32)")
         counts.append(count)
     return tuple(counts) + (1,) * (3 - len(counts))
 
