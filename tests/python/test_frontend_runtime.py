@@ -215,6 +215,62 @@ def test_autotuned_kernel_warmup_compiles_every_config():
     assert len(compiled) == 2
 
 
+def test_autotune_compiles_its_configs_on_several_threads_first(monkeypatch):
+    import threading
+    configs = [triton.Config({"BLOCK": b}) for b in (16, 32, 64, 128)] + \
+        [triton.Config({"BLOCK": 1 << 21})]  # too big: fails to compile, timed as infinite
+
+    def tuned_kernel():
+        @triton.autotune(configs=configs, key=["n"], warmup=1, rep=2)
+        @triton.jit
+        def tuned(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 3.0, mask=offs < n)
+        return tuned
+
+    def compiled_where(tuned):
+        """(thread name, BLOCK) of each compile, and whether any ran while a config
+        was being timed."""
+        jit_fn, seen, timing = tuned.fn, [], []
+        compile_ = jit_fn._compile
+
+        def recording(params, check_bounds):
+            block = next(p.value for p in params if p.name == "BLOCK")
+            seen.append((threading.current_thread().name, block, bool(timing)))
+            return compile_(params, check_bounds)
+        monkeypatch.setattr(jit_fn, "_compile", recording)
+        bench = tuned._bench
+        monkeypatch.setattr(tuned, "_bench", lambda *a, **k: timing.append(1) or bench(*a, **k))
+        return seen
+
+    x, y = _data(300), np.empty(300, np.float32)
+    grid = lambda meta: (triton.cdiv(300, meta["BLOCK"]),)
+    monkeypatch.setenv("BLOCKC_COMPILE_THREADS", "3")
+    tuned = tuned_kernel()
+    seen = compiled_where(tuned)
+    tuned[grid](x, y, 300)
+    np.testing.assert_array_equal(y, x * np.float32(3.0))
+    assert tuned.configs_timings[configs[4]] == float("inf")
+    # Every config once before any timing, off the launching thread; the one
+    # that failed once more when timed, which is how tuning reports it.
+    ahead = [(thread, block) for thread, block, timing in seen if not timing]
+    assert sorted(block for _, block in ahead) == [16, 32, 64, 128, 1 << 21]
+    assert all(thread != threading.current_thread().name for thread, _ in ahead)
+    assert [block for _, block, timing in seen if timing] == [1 << 21]
+
+    monkeypatch.setenv("BLOCKC_COMPILE_THREADS", "1")
+    tuned = tuned_kernel()
+    seen = compiled_where(tuned)
+    tuned[grid](x, y, 300)
+    assert {thread for thread, _, _ in seen} == {threading.current_thread().name}
+    assert all(timing for _, _, timing in seen)
+
+    for bad in ("many", "0", "-1", "1025", "2.5"):
+        monkeypatch.setenv("BLOCKC_COMPILE_THREADS", bad)
+        with pytest.raises(ValueError, match="BLOCKC_COMPILE_THREADS is '" + bad + "'"):
+            tuned_kernel()[grid](x, y, 300)
+
+
 def test_heuristics_set_meta_parameters():
     @triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
     @triton.jit

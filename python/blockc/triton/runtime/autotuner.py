@@ -9,9 +9,15 @@ Each config is timed for `rep` ms after `warmup` ms, as the decorator says,
 else Triton's 100 and 25, else, where BLOCKC_AUTOTUNE_REP_MS is set, that many
 and a quarter of it: a board with many configs to try, or a test suite that
 checks what tuning chooses rather than how finely, can tune in less time.
+
+Before any is timed, the configs are compiled on BLOCKC_COMPILE_THREADS threads
+(by default one per CPU the process may run on): LLVM runs without the GIL, and
+compiling is most of a first tuning's time (a Mamba-2 chunked scan: 115 configs
+of 15 kernels, 77 ms each).
 """
 
 import builtins
+import concurrent.futures
 import math
 import os
 import time
@@ -92,6 +98,7 @@ class Autotuner:
             pruned = self.prune_configs(arguments)
             if len(pruned) > 1:
                 started = time.perf_counter()
+                self._compile_ahead(pruned, args, grid, kwargs)
                 timings = {config: self._bench(config, args, grid, kwargs) for config in pruned}
                 best = builtins.min(timings, key=timings.get)
                 if timings[best] == float("inf"):
@@ -129,6 +136,24 @@ class Autotuner:
                 estimates = {c: self.perf_model(**arguments, **c.all_kwargs()) for c in configs}
                 configs = sorted(estimates, key=estimates.get)[:builtins.max(top_k, 1)]
         return configs
+
+    def _compile_ahead(self, configs, args, grid, kwargs):
+        """Compiles the configs about to be timed, several at a time. A config
+        that fails here fails again when it is timed, which reports it as
+        tuning always has (an infinite time, or the error if none compiles)."""
+        threads = builtins.min(_compile_threads(), len(configs))
+        if threads <= 1:
+            return
+
+        def compile_one(config):
+            try:
+                self.fn.warmup(*args, grid=grid, **self._merge(config, kwargs))
+            except Exception:  # noqa: BLE001 - reported when the config is timed
+                pass
+
+        with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+            for _ in pool.map(compile_one, configs):
+                pass
 
     def _bench(self, config, args, grid, kwargs, raise_errors=False):
         from ..testing import do_bench
@@ -180,6 +205,22 @@ def _timing_ms(warmup, rep):
                              f"of milliseconds")
     return (default_rep / 4 if warmup is None else warmup,
             default_rep if rep is None else rep)
+
+
+def _compile_threads():
+    """BLOCKC_COMPILE_THREADS, else the CPUs this process may run on."""
+    text = os.environ.get("BLOCKC_COMPILE_THREADS", "")
+    if not text:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+            (os.cpu_count() or 1)
+    try:
+        threads = int(text)
+    except ValueError:
+        threads = 0
+    if not 1 <= threads <= 1024:
+        raise ValueError(f"BLOCKC_COMPILE_THREADS is {text!r}; expected a whole number from 1 "
+                         "to 1024")
+    return threads
 
 
 def _copy(value):
