@@ -33,10 +33,10 @@ import importlib
 import os
 import sys
 
-import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from library_testing import DTYPES, check, randn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIBRARY = os.path.join(HERE, "libraries", "fla")
@@ -56,27 +56,6 @@ def fla(name, version="pointers"):
 # before fla's #1062 (the same kernels over tl.make_block_ptr with boundary_check, commit
 # fd3b8b91...).
 VERSIONS = pytest.mark.parametrize("version", ["pointers", "block_ptr"])
-
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-# (rtol, atol) for a result rounded to the dtype once or a few times.
-TOL = {torch.float32: (1e-4, 1e-5), torch.float16: (1e-2, 1e-2), torch.bfloat16: (4e-2, 4e-2)}
-
-
-def check(actual, expected, dtype=torch.float32, scale=1.0, err_msg=""):
-    """actual (any dtype) against expected (float64), within the tolerance of `dtype`
-    times `scale`; atol grows with the largest magnitude expected."""
-    rtol, atol = TOL[dtype]
-    a = actual.detach().double().numpy()
-    e = expected.detach().double().numpy()
-    assert a.shape == e.shape, f"shape {a.shape} != {e.shape} {err_msg}"
-    magnitude = max(1.0, float(np.abs(e).max()) if e.size else 1.0)
-    np.testing.assert_allclose(a, e, rtol=rtol * scale, atol=atol * scale * magnitude,
-                               err_msg=err_msg)
-
-
-def randn(*shape, dtype=torch.float32, seed=0, scale=1.0):
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
 
 
 def log_decay(*shape, dtype=torch.float32, seed=0):

@@ -8,9 +8,7 @@ A kernel that needs a construct blockc lacks is marked xfail_in_blockc with the 
 such construct; the mark is strict, so the test flips when the construct lands.
 """
 
-import importlib.util
 import math
-import os
 import sys
 
 import numpy as np
@@ -19,6 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from conftest import BF16_REASON, blockc_extension, interpreter_limitation, xfail_in_blockc
+from library_testing import DTYPES, FLOAT_DTYPES, check, load, randn
 
 # What Triton 3.6's interpreter lacks, met by these kernels (each passes under blockc and,
 # as far as the libraries say, on a GPU):
@@ -39,49 +38,6 @@ BF16 = interpreter_limitation(BF16_REASON, when=lambda p: p.get("dtype") == "bfl
 BF16_LITERAL = interpreter_limitation(
     "a Python float operand of a bfloat16 tensor (its builder has no get_bf16)",
     when=lambda p: p.get("dtype") == "bfloat16")
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-LIBRARIES = os.path.join(HERE, "libraries")
-
-_modules = {}
-
-
-def load(library, name):
-    """The module libraries/<library>/<name>.py, imported under a name of its own
-    (files of different libraries share names); its folder is on sys.path for the
-    library's helper module."""
-    key = f"blockc_lib_{library}_{name}"
-    if key not in _modules:
-        folder = os.path.join(LIBRARIES, library)
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
-        spec = importlib.util.spec_from_file_location(key, os.path.join(folder, name + ".py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-        _modules[key] = module
-    return _modules[key]
-
-
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-# (rtol, atol) for a result rounded to the dtype once or a few times.
-TOL = {torch.float32: (1e-4, 1e-5), torch.float16: (1e-2, 1e-2), torch.bfloat16: (4e-2, 4e-2)}
-FLOAT_DTYPES = ["float32", "float16", "bfloat16"]
-
-
-def check(actual, expected, dtype=torch.float32, scale=1.0, err_msg=""):
-    """actual (any dtype) against expected (float64 torch or numpy), within the
-    tolerance of `dtype` times `scale`."""
-    rtol, atol = TOL[dtype]
-    a = actual.detach().double().numpy() if isinstance(actual, torch.Tensor) else np.asarray(actual, np.float64)
-    e = expected.detach().double().numpy() if isinstance(expected, torch.Tensor) else np.asarray(expected, np.float64)
-    assert a.shape == e.shape, f"shape {a.shape} != {e.shape}"
-    np.testing.assert_allclose(a, e, rtol=rtol * scale, atol=atol * scale, err_msg=err_msg)
-
-
-def randn(*shape, dtype=torch.float32, seed=0, scale=1.0):
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
 
 
 def rand(*shape, dtype=torch.float32, seed=0):

@@ -31,10 +31,10 @@ import os
 import sys
 import types
 
-import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from library_testing import DTYPES, check, randn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIBRARY = os.path.join(HERE, "libraries", "mamba")
@@ -55,26 +55,6 @@ def mamba(name):
 def cpu_cuda():
     with mamba("mamba_shim").cpu_cuda():
         yield
-
-
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-# (rtol, atol) for a result rounded to the dtype once or a few times.
-TOL = {torch.float32: (1e-4, 1e-5), torch.float16: (1e-2, 1e-2), torch.bfloat16: (4e-2, 4e-2)}
-
-
-def check(actual, expected, dtype=torch.float32, scale=1.0, err_msg=""):
-    """actual (any dtype) against expected (float64), within the tolerance of `dtype`
-    times `scale`."""
-    rtol, atol = TOL[dtype]
-    a = actual.detach().double().numpy()
-    e = expected.detach().double().numpy()
-    assert a.shape == e.shape, f"{err_msg}: shape {a.shape} != {e.shape}"
-    np.testing.assert_allclose(a, e, rtol=rtol * scale, atol=atol * scale, err_msg=err_msg)
-
-
-def randn(*shape, dtype=torch.float32, seed=0, scale=1.0):
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
 
 
 def rand(*shape, dtype=torch.float32, seed=0, low=0.0, high=1.0):

@@ -17,54 +17,15 @@ word "LICENSE" before its first line and a last line "Jun Automotive Group" that
 stored copy carries and the Apache-2.0 text does not.
 """
 
-import importlib.util
 import math
-import os
-import sys
 
-import numpy as np
 import pytest
 import torch
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-LIBRARY = os.path.join(HERE, "libraries", "vllm")
-
-_modules = {}
+from library_testing import DTYPES, check, load, randn
 
 
 def vllm(name):
-    """The module libraries/vllm/<name>.py, imported under a name of its own; its folder
-    is on sys.path for vllm_shim."""
-    key = f"blockc_lib_vllm_{name}"
-    if key not in _modules:
-        if LIBRARY not in sys.path:
-            sys.path.insert(0, LIBRARY)
-        spec = importlib.util.spec_from_file_location(key, os.path.join(LIBRARY, name + ".py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-        _modules[key] = module
-    return _modules[key]
-
-
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-# (rtol, atol) for a result rounded to the dtype once or a few times.
-TOL = {torch.float32: (1e-4, 1e-5), torch.float16: (1e-2, 1e-2), torch.bfloat16: (4e-2, 4e-2)}
-
-
-def check(actual, expected, dtype=torch.float32, scale=1.0, err_msg=""):
-    """actual (any dtype) against expected (float64), within the tolerance of `dtype`
-    times `scale`."""
-    rtol, atol = TOL[dtype]
-    a = actual.detach().double().numpy()
-    e = expected.detach().double().numpy()
-    assert a.shape == e.shape, f"shape {a.shape} != {e.shape}"
-    np.testing.assert_allclose(a, e, rtol=rtol * scale, atol=atol * scale, err_msg=err_msg)
-
-
-def randn(*shape, dtype=torch.float32, seed=0, scale=1.0):
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
+    return load("vllm", name)
 
 
 # =====================================================================================
