@@ -1,5 +1,6 @@
 #include "Scratch.h"
 
+#include <cctype>
 #include <cstdio>
 #include <gtest/gtest.h>
 #include <mutex>
