@@ -484,6 +484,10 @@ def test_repeated_launches_skip_the_full_path(monkeypatch):
     axpy[(5,)](x64, x64, out64, 300, 1.0)
     np.testing.assert_array_equal(out64, 2 * x64)
     assert len(full) == 6
+    # warmup=True compiles and returns the kernel without launching it.
+    out[:] = 0
+    compiled = axpy[(5,)](x, y, out, 300, 0.25, warmup=True)
+    assert compiled.name == "axpy" and not out.any()
     # Errors go the full way, which names them.
     with pytest.raises(TypeError, match="axpy .*missing a required argument: 'alpha'"):
         axpy[(5,)](x, y, out, 300)

@@ -209,6 +209,11 @@ class JITFunction:
     def _launch(self, grid, args, kwargs):
         """A launch: the fast path where the arguments' key finds a compiled
         kernel (bounds checks aside), else the full one (_run)."""
+        if "warmup" in kwargs and "warmup" not in self.signature.parameters:
+            # kernel[grid](..., warmup=True), as run(..., warmup=True): compile, no launch.
+            kwargs = dict(kwargs)
+            if kwargs.pop("warmup"):
+                return self._run(args, kwargs, grid, warmup=True)
         bind = self._bind_fast
         try:
             values, options = bind(*args, **kwargs) if bind is not None else (None, None)
