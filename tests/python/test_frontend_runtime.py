@@ -497,3 +497,95 @@ def test_repeated_launches_skip_the_full_path(monkeypatch):
     frozen.flags.writeable = False
     with pytest.raises(TypeError, match="'out_ptr' is a read-only array"):
         axpy[(5,)](x, y, frozen, 300, 2.0)
+
+
+@triton.jit
+def _maybe_descriptor(desc_or_ptr, shape, strides, block_shape):
+    if isinstance(desc_or_ptr, tl.tensor_descriptor):
+        return desc_or_ptr
+    else:
+        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
+
+
+@triton.jit
+def _copy_through_descriptors(src, dst, N, BLOCK: tl.constexpr):
+    d_in = _maybe_descriptor(src, shape=[N], strides=[1], block_shape=[BLOCK])
+    d_out = _maybe_descriptor(dst, shape=[N], strides=[1], block_shape=[BLOCK])
+    off = tl.program_id(0) * BLOCK
+    d_out.store([off], d_in.load([off]) * 2.0)
+
+
+def test_isinstance_is_decided_when_the_kernel_compiles():
+    # Tutorial 06's way of taking either a host TensorDescriptor or a pointer.
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = np.arange(100, dtype=np.float32)
+    y = np.zeros(100, np.float32)
+    _copy_through_descriptors[(4,)](x, y, 100, BLOCK=32)
+    np.testing.assert_array_equal(y, 2 * x)
+    y[:] = 0
+    import torch
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    _copy_through_descriptors[(4,)](TensorDescriptor.from_tensor(xt, [32]),
+                                    TensorDescriptor.from_tensor(yt, [32]), 100, BLOCK=32)
+    np.testing.assert_array_equal(y, 2 * x)
+
+    @triton.jit
+    def kinds(out_ptr, x, n: tl.constexpr):
+        v = tl.load(out_ptr + tl.arange(0, 4))
+        flags = isinstance(v, tl.tensor) * 1 + isinstance(n, int) * 2 + \
+            isinstance(v, (tl.tensor_descriptor, float)) * 4
+        tl.store(out_ptr + tl.arange(0, 4), v + flags)
+
+    out = np.zeros(4, np.int32)
+    kinds[(1,)](out, 1.5, 3)
+    assert (out == 3).all()
+
+    @triton.jit
+    def bad(out_ptr):
+        tl.store(out_ptr, isinstance(out_ptr))
+
+    with pytest.raises(triton.CompilationError, match="isinstance takes a value and a type"):
+        bad[(1,)](out)
+
+
+def test_set_allocator_and_the_profiler_are_accepted():
+    # Tutorials 06, 08 and 09 set an allocator for descriptors' scratch and wrap
+    # their benchmarks in proton scopes.
+    import warnings
+    import triton.profiler as proton
+    triton.set_allocator(lambda size, alignment, stream: np.empty(size, np.int8))
+    triton.set_allocator(None)
+    with pytest.raises(TypeError, match="triton.set_allocator takes a callable"):
+        triton.set_allocator(42)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        proton.start("profile", hook="triton")
+    assert any("records nothing under blockc" in str(w.message) for w in caught)
+    proton.activate(0)
+    with proton.scope("scaled", {"flops": 1.0}):
+        x, y = _data(64), np.empty(64, np.float32)
+        scale_kernel[(1,)](x, y, 64, 2.0, BLOCK=64)
+    proton.deactivate(0)
+    proton.finalize()
+    np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_early_config_prune_gets_named_arguments_and_keywords():
+    seen = []
+
+    def prune(configs, named_args, **kwargs):
+        seen.append((sorted(named_args), sorted(kwargs)))
+        return [c for c in configs if c.kwargs["BLOCK"] <= kwargs["N"]]
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 64})],
+                     key=["N"], prune_configs_by={"early_config_prune": prune}, warmup=1, rep=2)
+    @triton.jit
+    def double(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < N) * 2, mask=offs < N)
+
+    x, y = _data(40), np.empty(40, np.float32)
+    double[lambda meta: (triton.cdiv(40, meta["BLOCK"]),)](x, y, N=40)
+    np.testing.assert_array_equal(y, 2 * x)
+    assert seen == [(["x_ptr", "y_ptr"], ["N"])]
+    assert double.best_config.kwargs["BLOCK"] == 16

@@ -732,6 +732,13 @@ class Translator(ControlFlow, ast.NodeVisitor):
                 raise self.error(node, f"tl.{fn.codegen_name()}(...) takes one value, the "
                                  "number or tensor to convert")
             return self.builder.to_tensor(_unwrap(args[0]), fn)
+        if fn is builtins.isinstance:
+            # Decided when the kernel is compiled, from what each value is in
+            # the translation: `isinstance(x, tl.tensor_descriptor)` picks a
+            # branch (tutorial 06's _maybe_make_tensor_desc), as in Triton.
+            if len(args) != 2 or kwargs:
+                raise self.error(node, "isinstance takes a value and a type (or a tuple of types)")
+            return isinstance(args[0], _unwrap(args[1]))
         if fn is self.tl.constexpr and _has_tensor(args):
             raise self.error(node, "tl.constexpr() wraps a compile-time value; this is "
                              f"{self._describe(args[0])}, known only when the kernel runs")

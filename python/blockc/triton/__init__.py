@@ -11,7 +11,21 @@ from . import language, runtime, testing  # noqa: F401
 from .runtime import (Config, autotune, heuristics, jit, JITFunction, KernelArgumentError,  # noqa: F401
                       BoundsError, DeviceAssertionError)
 from ..frontend.errors import CompilationError  # noqa: F401
-from . import compiler, tools  # noqa: F401
+from . import compiler, profiler, tools  # noqa: F401
+
+
+def set_allocator(allocator):
+    """Triton's hook for the memory of descriptors a kernel makes with
+    tl.make_tensor_descriptor (global scratch on a GPU). blockc builds them in
+    the program's own frame, so the allocator is kept and never called."""
+    global _allocator
+    if allocator is not None and not callable(allocator):
+        raise TypeError(f"triton.set_allocator takes a callable (size, alignment, stream) -> "
+                        f"buffer, or None; got {type(allocator).__name__}")
+    _allocator = allocator
+
+
+_allocator = None
 
 
 def cdiv(x, y):

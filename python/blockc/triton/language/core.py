@@ -14,7 +14,7 @@ from ...frontend.dtypes import (dtype, pointer_type, block_type, int1, int8, int
                                 uint8, uint16, uint32, uint64, float16, bfloat16, float32,
                                 float64, float8e4nv, float8e5, float8e4b15, float8e4b8,
                                 float8e5b16, void)
-from ...frontend.values import tensor, builtin, block_pointer
+from ...frontend.values import tensor, builtin, block_pointer, tensor_descriptor
 
 bool_ = int1  # noqa: A001  (Triton's spelling is `tl.int1`; some code says tl.bool)
 pi32_t = pointer_type(int32)

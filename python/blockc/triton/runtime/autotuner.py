@@ -91,11 +91,11 @@ class Autotuner:
         return tuple(key)
 
     def run(self, *args, grid, **kwargs):
-        arguments = dict(zip(self.arg_names, args))
-        arguments.update(kwargs)
+        positional = dict(zip(self.arg_names, args))
+        arguments = {**positional, **kwargs}
         key = self._tuning_key(arguments)
         if key not in self.cache:
-            pruned = self.prune_configs(arguments)
+            pruned = self.prune_configs(positional, kwargs)
             if len(pruned) > 1:
                 started = time.perf_counter()
                 self._compile_ahead(pruned, args, grid, kwargs)
@@ -124,10 +124,14 @@ class Autotuner:
                              "sure that you don't re-define auto-tuned symbols.")
         return {**kwargs, **config.all_kwargs()}
 
-    def prune_configs(self, arguments):
+    def prune_configs(self, positional, kwargs):
+        """As Triton's: `early_config_prune(configs, named_args, **kwargs)` gets the
+        positional arguments by name and the keyword ones as keywords (tutorials 06
+        and 09 read `kwargs["N_CTX"]`)."""
+        arguments = {**positional, **kwargs}
         configs = list(self.configs)
         if self.early_config_prune:
-            configs = list(self.early_config_prune(configs, arguments))
+            configs = list(self.early_config_prune(configs, positional, **kwargs))
         if self.perf_model:
             top_k = self.top_k
             if isinstance(top_k, float) and top_k <= 1.0:
