@@ -15,9 +15,14 @@ std::optional<TypeError> inferCast(const Operation &op, Types &results) {
       return opError("'" + std::string(op.name()) +
                      "' converts numbers; use 'bitcast' between pointer types");
   } else {
-    if (src.isPointer() != to.isPointer())
-      return opError("'bitcast' cannot mix pointers and numbers");
-    if (!src.isPointer() && bitWidth(src.kind()) != bitWidth(to.kind()))
+    // An address as a number and back (Triton's int_to_ptr and ptr_to_int):
+    // tables of pointers, such as a grouped GEMM's, are i64 tensors.
+    if (src.isPointer() != to.isPointer()) {
+      const Type &number = src.isPointer() ? to : src;
+      if (number.kind() != ScalarKind::I64)
+        return opError("'bitcast' between a pointer and a number needs i64, got " +
+                       number.elementType().str());
+    } else if (!src.isPointer() && bitWidth(src.kind()) != bitWidth(to.kind()))
       return opError("'bitcast' needs equal bit widths, got " + src.elementType().str() + " and " +
                      to.str());
   }

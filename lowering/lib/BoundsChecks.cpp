@@ -10,6 +10,10 @@ namespace blockc {
 
 namespace {
 
+/// A pointer's origin besides an argument's index.
+constexpr int kAnyArgument = -1; // some pointer argument's buffer, which one unknown
+constexpr int kUnchecked = -2;   // made from an integer: not checked
+
 /// Field indices of blockc_bounds_report.
 enum ReportField { Failed, Line, Column, IsStore, Argument, PidX, PidY, PidZ, Offset, Extent };
 
@@ -43,16 +47,21 @@ void BoundsChecks::begin(const Function &fn, llvm::Value *args,
   // starts with its initial value's origin and keeps it while every yield
   // brings the same one (so a loop that walks it off its buffer is reported
   // against the buffer it started in); a yield from elsewhere (buffers swapped
-  // between trips) makes it "any argument". Origins only ever move to -1, so
-  // repeating the walk until no loop argument changes ends.
+  // between trips) makes it "any argument". A pointer made from an integer
+  // (a table of addresses) may point anywhere the caller owns: it, and what
+  // may be it, is not checked. Origins only ever move from an argument to
+  // "any argument" to "unchecked", so repeating the walk until no loop
+  // argument changes ends.
   auto originOf = [&](const Value *v) {
     auto it = pointerOrigin_.find(v);
-    return it == pointerOrigin_.end() ? -1 : it->second;
+    return it == pointerOrigin_.end() ? kAnyArgument : it->second;
   };
-  auto meet = [](int a, int b) { return a == b ? a : -1; };
+  auto meet = [](int a, int b) {
+    return a == b ? a : a == kUnchecked || b == kUnchecked ? kUnchecked : kAnyArgument;
+  };
   auto yieldOrigin = [&](const Region &region, size_t i) {
     const Operation *yield = region.terminator();
-    return yield && i < yield->operands.size() ? originOf(yield->operands[i]) : -1;
+    return yield && i < yield->operands.size() ? originOf(yield->operands[i]) : kAnyArgument;
   };
   bool changed = true;
   std::function<void(const Region &)> walk = [&](const Region &region) {
@@ -83,8 +92,10 @@ void BoundsChecks::begin(const Function &fn, llvm::Value *args,
         const Value *result = op->results[r].get();
         if (!result->type().isPointer())
           continue;
-        int origin = -1;
-        if (keepsPointerBuffer(op->kind()))
+        int origin = kAnyArgument;
+        if (op->kind() == OpKind::Bitcast && !op->operands[0]->type().isPointer())
+          origin = kUnchecked;
+        else if (keepsPointerBuffer(op->kind()))
           origin = originOf(op->operands[0]);
         else if (op->kind() == OpKind::Select)
           origin = meet(originOf(op->operands[1]), originOf(op->operands[2]));
@@ -139,6 +150,8 @@ void BoundsChecks::check(const Operation &op, llvm::Value *pointers, llvm::Value
     return b.CreateAnd(b.CreateICmpSGE(offset, constant(0)), b.CreateICmpSLE(offset, last));
   };
   auto origin = pointerOrigin_.find(pointer);
+  if (origin != pointerOrigin_.end() && origin->second == kUnchecked)
+    return;
   const CheckedParam *from = nullptr;
   for (const CheckedParam &p : checkedParams_)
     if (origin != pointerOrigin_.end() && p.index == origin->second)

@@ -219,6 +219,10 @@ llvm::Value *StripEmitter::convertUnsigned(llvm::Value *v, const Type &from, con
 
 llvm::Value *StripEmitter::convert(llvm::Value *v, const Type &from, const Type &to, bool bitcast) {
   llvm::Type *toType = sameShape(v->getType(), elementType(to));
+  if (from.isPointer() && !to.isPointer())
+    return b_.CreatePtrToInt(v, toType);
+  if (to.isPointer() && !from.isPointer())
+    return b_.CreateIntToPtr(v, toType);
   if (bitcast || from.isPointer())
     return from.isPointer() ? v : b_.CreateBitCast(v, toType);
   if (from == to)

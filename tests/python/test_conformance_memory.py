@@ -158,6 +158,45 @@ def test_indirect_loads_and_stores(index_dtype):
 
 
 @triton.jit
+def pointer_table_kernel(table_ptr, out_ptr, sizes_ptr, BLOCK: tl.constexpr):
+    # Tutorial 08's grouped GEMM reads its matrices through a table of addresses.
+    g = tl.program_id(0)
+    src = tl.load(table_ptr + g).to(tl.pointer_type(tl.float32))
+    n = tl.load(sizes_ptr + g)
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(src + offs, mask=offs < n, other=0.0)
+    # And back: an address as an int64, and a pointer as a condition (not null).
+    back = src.to(tl.int64)
+    same = (back == tl.load(table_ptr + g)) & (src.to(tl.int1))
+    tl.store(out_ptr + g * BLOCK + offs, tl.where(same, v * 2.0, -1.0))
+
+
+@pytest.mark.parametrize("check_bounds", [False, True])
+def test_pointers_made_from_integers(check_bounds):
+    import torch
+    gen = rng(16)
+    rows = [torch.from_numpy(rand(gen, n, "float32")) for n in (5, 64, 17)]
+    table = torch.tensor([r.data_ptr() for r in rows], dtype=torch.int64)
+    sizes = torch.tensor([r.numel() for r in rows], dtype=torch.int32)
+    out = torch.full((3, BLOCK), float(SENTINEL))
+    # The rows are not arguments: a bounds check cannot know their extents, so
+    # loads through such pointers are left unchecked rather than refused.
+    pointer_table_kernel[(3,)](table, out, sizes, BLOCK=BLOCK, check_bounds=check_bounds)
+    for g, r in enumerate(rows):
+        expected = np.zeros(BLOCK, np.float32)
+        expected[:r.numel()] = 2 * r.numpy()
+        assert_equal(out[g].numpy(), expected)
+
+    @triton.jit
+    def from_float(out_ptr):
+        tl.store(out_ptr, tl.load(tl.load(out_ptr).to(tl.pointer_type(tl.float32))))
+
+    with pytest.raises(triton.CompilationError, match="a pointer converts only to another "
+                       "pointer or an integer"):
+        from_float[(1,)](out)
+
+
+@triton.jit
 def scalar_memory_kernel(x_ptr, z_ptr, n):
     pid = tl.program_id(0)
     first = tl.load(x_ptr)  # scalar loads

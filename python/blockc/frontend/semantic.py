@@ -140,10 +140,22 @@ class Builder(BlockOps):
         src = x.dtype
         if src == dst:
             return x
-        if src.is_ptr() or dst.is_ptr():
-            if not (src.is_ptr() and dst.is_ptr()):
-                raise TypeError(f"cannot cast {src} to {dst}: Block IR converts pointers only "
-                                "to other pointers")
+        if src.is_ptr() != dst.is_ptr():
+            # Triton's int_to_ptr and ptr_to_int: an address as an i64 and back
+            # (a grouped GEMM's table of matrices); other integers go through i64,
+            # and a pointer as a condition is whether it is null.
+            number = dst if src.is_ptr() else src
+            if not number.is_int():
+                raise TypeError(f"cannot cast {src} to {dst}: a pointer converts only to "
+                                "another pointer or an integer")
+            if dst.is_ptr():
+                address = x if src.bir == "i64" else self.cast(x, int64)
+                return self.op(f"bitcast {address.handle} to {dst.bir}", dst, x.shape)
+            address = self.op(f"bitcast {x.handle} to i64", int64, x.shape)
+            if dst.is_int1():
+                return self.compare("ne", address, self.const(0, int64))
+            return self.cast(address, dst)
+        if src.is_ptr():
             if src.bir == dst.bir:
                 return tensor(x.handle, dst, x.shape)
             return self.op(f"bitcast {x.handle} to {dst.bir}", dst, x.shape)
