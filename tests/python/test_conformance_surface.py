@@ -432,3 +432,75 @@ def static_assert_at_line_kernel(BLOCK: tl.constexpr):
 def test_static_assert_fails_at_its_line():
     with compile_error_at(HERE, "err:static_assert_line", match="BLOCK=16 is too big"):
         static_assert_at_line_kernel[(1,)](BLOCK=16)
+
+
+@triton.jit
+def _optional_output_kernel(x_ptr, out_ptr, extra_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x)
+    if extra_ptr:  # a pointer is true where it is not null (FlagGems' `if dW:`)
+        tl.store(extra_ptr + offs, x * 2)
+
+
+def test_a_pointer_as_a_condition():
+    x = np.arange(8, dtype=np.float32)
+    out, extra = np.zeros(8, np.float32), np.zeros(8, np.float32)
+    _optional_output_kernel[(1,)](x, out, extra, BLOCK=8)
+    assert_equal(out, x)
+    assert_equal(extra, 2 * x)
+    out[:] = 0
+    _optional_output_kernel[(1,)](x, out, None, BLOCK=8)  # None: a constexpr, false
+    assert_equal(out, x)
+
+
+@triton.jit
+def _block_pointer_methods_kernel(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+    p = tl.make_block_ptr(x_ptr, shape=(N,), strides=(1,), offsets=(0,), block_shape=(BLOCK,),
+                          order=(0,))
+    q = tl.make_block_ptr(out_ptr, shape=(N,), strides=(1,), offsets=(0,),
+                          block_shape=(BLOCK,), order=(0,))
+    for _ in range(N // BLOCK):
+        v = tl.load(p) * 3
+        # Triton's block pointer type: a pointer to a block, whose element_ty is the block's.
+        tl.store(q, v.to(q.type.element_ty))
+        p = p.advance([BLOCK])
+        q = q.advance((BLOCK,))
+
+
+def test_block_pointer_advance_method_and_type():
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    _block_pointer_methods_kernel[(1,)](x, out, N=32, BLOCK=8)
+    assert_equal(out, 3 * x)
+
+
+@triton.jit
+def _helper_a(x):
+    return x + 1
+
+
+@triton.jit
+def _helper_b(x):
+    return x + 2
+
+
+@triton.jit
+def _calls_a(x_ptr):
+    tl.store(x_ptr, _helper_a(tl.load(x_ptr)))
+
+
+@triton.jit
+def _calls_b(x_ptr):
+    tl.store(x_ptr, _helper_b(tl.load(x_ptr)))
+
+
+def test_jit_function_source_and_cache_key():
+    # What libraries read of a JITFunction (FlagGems' pointwise_dynamic keys its
+    # generated code on it).
+    assert _calls_a.src.startswith("def _calls_a(x_ptr):") and "_helper_a" in _calls_a.src
+    key = _calls_a.cache_key
+    assert len(key) == 64 and key == _calls_a.cache_key
+    # The helpers it calls are part of the key: the bodies differ only in them.
+    assert _calls_b.cache_key != key
+    assert _calls_a.src.replace("_a", "_b") == _calls_b.src

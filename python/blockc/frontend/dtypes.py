@@ -264,6 +264,25 @@ class pointer_type(dtype):
         return self.name
 
 
+class block_pointer_type(dtype):
+    """`p.type` of a block pointer (tl.make_block_ptr): Triton's
+    `pointer_type(block_type(...))`, whose `element_ty` is the block's type (code
+    that FlagGems generates casts a result to `p.type.element_ty`)."""
+
+    def __init__(self, block):
+        super().__init__(f"pointer<{block.name}>", None, None, 64)
+        self.element_ty = block
+
+    def is_ptr(self):
+        return True
+
+    def __eq__(self, other):
+        return isinstance(other, block_pointer_type) and other.element_ty == self.element_ty
+
+    def __hash__(self):
+        return hash(("block_pointer_type", self.element_ty))
+
+
 class block_type(dtype):
     """`x.type` of a block: its element type and shape (a scalar's type is
     its dtype, as in Triton)."""

@@ -131,6 +131,8 @@ class Builder(BlockOps):
 
     def cast(self, x, dst, bitcast=False, fp_downcast_rounding=None):
         x = self.to_tensor(x)
+        if isinstance(dst, dtypes.block_type):
+            dst = dst.scalar  # as Triton: the shape is the value's own
         if not isinstance(dst, dtypes.dtype):
             raise TypeError(f"cannot cast to {dst!r}: not a dtype")
         dst.bir  # raises for a type Block IR lacks
@@ -181,8 +183,8 @@ class Builder(BlockOps):
         x = self.to_tensor(x)
         if x.dtype.is_int1():
             return x
-        if x.dtype.is_ptr():
-            raise TypeError(f"a pointer ({x.dtype}) cannot be used as a condition")
+        # A pointer is true where it is not null, as in Triton (`if dW:` on a
+        # pointer argument that may be 0).
         return self.cast(x, int1)
 
     # --- shapes -----------------------------------------------------------

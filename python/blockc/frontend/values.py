@@ -3,7 +3,7 @@ block pointers of `tl.make_block_ptr`, which exist only in the translator.
 """
 
 from . import dtypes
-from .dtypes import block_type
+from .dtypes import block_pointer_type, block_type
 
 
 def builtin(fn):
@@ -77,7 +77,12 @@ class block_pointer:
 
     @property
     def type(self):
-        return block_type(self.base.dtype, self.block_shape)
+        return block_pointer_type(block_type(self.base.dtype.element_ty, self.block_shape))
+
+    @builtin
+    def advance(self, offsets, _builder=None):
+        """`p.advance(offsets)`, Triton's tensor method for tl.advance(p, offsets)."""
+        return _builder.advance(self, offsets)
 
     def fields(self):
         return [self.base, *self.shape_values, *self.strides, *self.offsets]

@@ -15,7 +15,9 @@ import inspect
 import linecache
 import numbers
 import os
+import re
 import sys
+import textwrap
 
 from ...frontend import dtypes
 from ...frontend.codegen import Translator, Param, constexpr_key
@@ -186,6 +188,25 @@ class JITFunction:
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self._launch(grid, args, kwargs)
+
+    @property
+    def src(self):
+        """The function's source from its `def` on, as Triton's `JITFunction.src`;
+        "" where Python cannot find it (a function made by exec without a file)."""
+        try:
+            text = textwrap.dedent(inspect.getsource(self.fn))
+        except (OSError, TypeError):
+            return ""
+        start = re.search(r"^def\s+\w+\s*\(", text, re.MULTILINE)
+        return text[start.start():] if start else text
+
+    @property
+    def cache_key(self):
+        """A hash of the source and of the @triton.jit functions it names, as
+        Triton's: libraries key code they generate on it (FlagGems'
+        pointwise_dynamic). Globals that are not functions are left out; the
+        launch watches those itself."""
+        return _source_key(self, set())
 
     @property
     def place(self):
@@ -459,6 +480,16 @@ class JITFunction:
             f"{where}out-of-bounds {what} in kernel {self.__name__}, program "
             f"{tuple(report['pid'])}: element {report['offset']} of {target}, whose buffer has "
             f"{report['extent']} elements; the launch stopped" + (f"\n  {line}" if line else ""))
+
+
+def _source_key(jit_fn, seen):
+    seen.add(id(jit_fn))
+    digest = hashlib.sha256(jit_fn.src.encode())
+    for name in jit_fn.fn.__code__.co_names:
+        called = jit_fn.__globals__.get(name)
+        if isinstance(called, JITFunction) and id(called) not in seen:
+            digest.update(_source_key(called, seen).encode())
+    return digest.hexdigest()
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
