@@ -15,7 +15,6 @@ fastest one's.
 """
 
 import contextlib
-import importlib.util
 import math
 import os
 import sys
@@ -25,6 +24,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from library_testing import DTYPES, FLOAT_DTYPES, check, load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FOLDER = os.path.join(HERE, "libraries", "flag_gems")
@@ -32,29 +32,10 @@ FOLDER = os.path.join(HERE, "libraries", "flag_gems")
 os.environ.setdefault("FLAGGEMS_CACHE_DIR", os.path.join(tempfile.gettempdir(),
                                                          "blockc-flag-gems-cache"))
 
-_modules = {}
-
-
 def flag_gems(name):
-    """libraries/flag_gems/<name>.py, imported under a name of its own (other
-    libraries' files share names); its folder is on sys.path for the shims and the
+    """libraries/flag_gems/<name>.py; its folder is on sys.path for the shims and the
     files it imports."""
-    key = f"blockc_lib_flag_gems_{name}"
-    if key not in _modules:
-        if FOLDER not in sys.path:
-            sys.path.insert(0, FOLDER)
-        spec = importlib.util.spec_from_file_location(key, os.path.join(FOLDER, name + ".py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-        _modules[key] = module
-    return _modules[key]
-
-
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-FLOAT_DTYPES = ["float32", "float16", "bfloat16"]
-# (rtol, atol) for a result rounded to the dtype once or a few times.
-TOL = {torch.float32: (1e-4, 1e-5), torch.float16: (1e-2, 1e-2), torch.bfloat16: (4e-2, 4e-2)}
+    return load("flag_gems", name)
 
 
 def randn(*shape, dtype=torch.float32, seed=0, scale=1.0):
@@ -66,15 +47,6 @@ def rand(*shape, dtype=torch.float32, seed=0):
     g = torch.Generator().manual_seed(seed)
     return torch.rand(tuple(shape), generator=g, dtype=torch.float64).to(dtype)
 
-
-def check(actual, expected, dtype=torch.float32, scale=1.0, err_msg=""):
-    """actual (any dtype) against expected (float64), within the tolerance of `dtype`
-    times `scale`."""
-    rtol, atol = TOL[dtype]
-    a = actual.detach().double().numpy()
-    e = expected.detach().double().numpy()
-    assert a.shape == e.shape, f"shape {a.shape} != {e.shape}"
-    np.testing.assert_allclose(a, e, rtol=rtol * scale, atol=atol * scale, err_msg=err_msg)
 
 
 def grads(fn, inputs, dy):
