@@ -485,6 +485,29 @@ def test_masks_combine_with_bitwise_ops():
     assert_equal(z[:N], ((x > 0) & (y > 0)) | (~(x > -2) ^ (y == 3)))
 
 
+@triton.jit
+def mask_product_kernel(x_ptr, z_ptr, m, n, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    # LightLLM's form of a 2-D mask: int1 * int1 stays int1, a logical and.
+    mask = (rn < n)[None, :] * (rm < m)[:, None]
+    offs = rm[:, None] * N + rn[None, :]
+    tl.store(z_ptr + offs, mask)
+    x = tl.load(x_ptr + offs, mask=mask, other=-1)
+    tl.store(x_ptr + offs, x + 1, mask=mask)
+
+
+def test_product_of_masks_is_their_and():
+    M, N, m, n = 8, 16, 5, 11
+    x = np.arange(M * N, dtype=np.int32).reshape(M, N)
+    z = empty((M, N), "bool")
+    out = to_torch(x.copy())
+    mask_product_kernel[(1,)](out, z, m, n, M=M, N=N)
+    expected = (np.arange(M)[:, None] < m) & (np.arange(N)[None, :] < n)
+    assert_equal(z, expected)
+    assert_equal(out, np.where(expected, x + 1, x))
+
+
 # --- unary ops
 
 

@@ -297,3 +297,23 @@ def test_gather_along_each_axis(dtype, m, n, k):
     gather_kernel[(1,)](to_torch(src, dtype), to_torch(idx), rows, cols, M=m, N=n, K=k)
     assert_equal(rows, np.take_along_axis(src, idx[:m * k].reshape(m, k), 1))
     assert_equal(cols, np.take_along_axis(src, idx[:k * n].reshape(k, n) % m, 0))
+
+
+@triton.jit
+def scalar_new_axis_kernel(x_ptr, y_ptr, n, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    s = tl.where(n > 3, n.to(tl.float32) * 0.5, 1.0)
+    # Indexing a scalar with None makes it a [1] block whatever the position (Triton's
+    # expand_dims of a scalar); SGLang's grouped decode attention scales by `s[:, None]`.
+    t = s[:, None]
+    u = s[None]
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * t + u)
+
+
+def test_scalar_indexed_with_none_becomes_a_one_element_block():
+    gen = rng(7)
+    M, N = 4, 8
+    x = rand(gen, (M, N), "float32")
+    y = empty((M, N), "float32")
+    scalar_new_axis_kernel[(1,)](to_torch(x), y, 10, M=M, N=N)
+    assert_equal(y, x * np.float32(5.0) + np.float32(5.0))

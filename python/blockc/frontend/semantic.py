@@ -253,17 +253,20 @@ class Builder(BlockOps):
         """`x[:, None]`: Triton indexes tensors only to add dimensions."""
         if not isinstance(index, tuple):
             index = (index,)
+        was_scalar = not x.shape
         axis = 0
         for item in index:
             if item is None:
-                x = self.expand_dims(x, axis)
+                # Triton's expand_dims makes a scalar a [1] block whatever the axis,
+                # so `scalar[:, None]` is a [1] block that broadcasts.
+                x = self.broadcast_to(x, (1,)) if not x.shape else self.expand_dims(x, axis)
                 axis += 1
             elif isinstance(item, slice) and item == slice(None):
                 axis += 1
             else:
                 raise ValueError(f"tensors can be indexed only with None and ':' (to add "
                                  f"dimensions), not {item!r}")
-        if axis > len(x.shape):
+        if axis > len(x.shape) and not was_scalar:
             raise ValueError(f"too many indices for a tensor of shape {list(x.shape)}")
         return x
 
@@ -326,6 +329,10 @@ class Builder(BlockOps):
 
     def mul(self, a, b):
         a, b, shape = self._operands(a, b, what="*")
+        if a.dtype.is_int1():
+            # Triton multiplies two int1 operands as int1 (arith.muli on i1): a logical
+            # and. Masks are built this way, `(rn < n)[None, :] * (rm < m)[:, None]`.
+            return self._binary("and", a, b, shape)
         return self._binary("mul", a, b, shape)
 
     def truediv(self, a, b):
