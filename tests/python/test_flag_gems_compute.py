@@ -9,7 +9,7 @@ torch references written here, independently of the kernels: forward and, where 
 has a Triton backward, backward.
 
 Autotuned kernels are tuned on their first launch of a key (every config compiled and
-timed: set BLOCKC_AUTOTUNE_REP_MS=2 to time briefly); `only_config` runs a wrapper with
+timed: set BLOCKC_AUTOTUNE_REP_MS=0.25 to time briefly); `only_config` runs a wrapper with
 one config of its tuner, so that each config's code path is checked, not only the
 fastest one's.
 """
