@@ -309,6 +309,10 @@ class Builder(BlockOps):
     def addptr(self, ptr, offset, shape):
         if not offset.dtype.is_int() or offset.dtype.is_int1():
             raise TypeError(f"a pointer moves by an integer offset, not {offset.dtype}")
+        if offset.dtype.is_int_unsigned() and offset.dtype.int_bitwidth < 64:
+            # Block IR's addptr reads its offset as signed, as Triton's does; Triton
+            # zero-extends an unsigned offset first, so a uint8 200 moves by 200.
+            offset = self.cast(offset, int64)
         return self._binary("addptr", ptr, offset, shape, ptr.dtype)
 
     def add(self, a, b):
@@ -324,6 +328,8 @@ class Builder(BlockOps):
     def sub(self, a, b):
         a, b, shape = self._operands(a, b, True, False, what="-")
         if a.dtype.is_ptr():
+            if b.dtype.is_int_unsigned():
+                b = self.cast(b, int64)  # its value, not its bits, negated
             return self.addptr(a, self.minus(b), shape)
         return self._binary("sub", a, b, shape)
 

@@ -3,6 +3,9 @@ kernel. See core.py for the functions and docs/python.md for what differs
 from Triton on a GPU."""
 
 from . import core, math, extra, standard
+# Triton 2.0 had libdevice as `tl.libdevice`; kernels written then (bitsandbytes'
+# quantizers) still call it there.
+from .extra import libdevice  # noqa: F401
 from .core import *  # noqa: F401,F403
 from .standard import softmax, swizzle2d, flip, reduce_or, topk  # noqa: F401
 from . import random

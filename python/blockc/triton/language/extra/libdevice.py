@@ -159,6 +159,28 @@ def rint(b, x):
     return _rint(b, x)
 
 
+def _to_int64(b, r):
+    """An integral float as int64; NaN and values out of int64's range give INT64_MIN,
+    as CUDA's conversions do."""
+    limit = 2.0 ** 63
+    fits = b.logical("and", b.compare("ge", r, -limit), b.compare("lt", r, limit))
+    return b.where(fits, b.cast(r, int64), b.full((), -2 ** 63, int64))
+
+
+@builtin
+def llrint(x, _builder=None):
+    """x rounded to the nearest integer, ties to even, as int64."""
+    (x,) = _floats(_builder, "llrint", x)
+    return _to_int64(_builder, _rint(_builder, x))
+
+
+@builtin
+def llround(x, _builder=None):
+    """x rounded to the nearest integer, ties away from zero, as int64."""
+    (x,) = _floats(_builder, "llround", x)
+    return _to_int64(_builder, _round(_builder, x))
+
+
 @_float_fn("nearbyint", widen=False)
 def nearbyint(b, x):
     return _rint(b, x)
