@@ -12,8 +12,8 @@ import pytest
 import triton
 import triton.language as tl
 
-from conftest import (BF16_REASON, assert_close, assert_equal, empty, interpreter_limitation, rand,
-                      rng, to_torch)
+from conftest import (BF16_REASON, assert_close, assert_equal, blockc_extension, empty,
+                      interpreter_limitation, rand, rng, to_torch)
 
 
 @triton.jit
@@ -106,6 +106,29 @@ def test_dot_f16_output():
     dot_kernel[(1,)](to_torch(a), to_torch(b), c, c, M=M, N=N, K=K, MODE="f16_out")
     expected = a.astype(np.float64) @ b.astype(np.float64)
     assert_close(c, expected, rtol=2.0**-10, atol=1e-2)
+
+
+@triton.jit
+def dot_trans_keywords_kernel(at_ptr, bt_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr,
+                              K: tl.constexpr):
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    k = tl.arange(0, K)
+    at = tl.load(at_ptr + k[:, None] * M + m[None, :])  # A stored transposed: [K, M]
+    bt = tl.load(bt_ptr + n[:, None] * K + k[None, :])  # B stored transposed: [N, K]
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(at, bt, trans_a=True, trans_b=True))
+
+
+@blockc_extension("Triton 2.0's tl.dot(trans_a=, trans_b=) (flash-attention's "
+                  "flash_attn_triton.py), which Triton 2.1 and later removed")
+def test_dot_with_triton_2_0_transpose_keywords():
+    M, N, K = 16, 32, 24
+    gen = rng(5)
+    a, bt = rand(gen, (M, K), "float32", -2.0, 2.0), rand(gen, (N, K), "float32", -2.0, 2.0)
+    c = empty((M, N), "float32")
+    dot_trans_keywords_kernel[(1,)](to_torch(np.ascontiguousarray(a.T)), to_torch(bt), c,
+                                    M=M, N=N, K=K)
+    check(c, a.astype(np.float64) @ bt.astype(np.float64).T, "float32", K)
 
 
 @triton.jit

@@ -437,9 +437,16 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False, _builder=None):
 
 @builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
-        max_num_imprecise_acc=None, out_dtype=float32, _builder=None):
+        max_num_imprecise_acc=None, out_dtype=float32, trans_a=False, trans_b=False,
+        _builder=None):
     # input_precision ("tf32", "ieee", ...): Block IR multiplies f32 in full
     # precision, which every precision Triton offers is allowed to be.
+    # trans_a and trans_b are Triton 2.0's (flash-attention's flash_attn_triton.py); later
+    # Tritons transpose with tl.trans. As keywords only: 2.0's third parameter was trans_a.
+    if _c(trans_a):
+        input = _builder.permute(input, (1, 0))
+    if _c(trans_b):
+        other = _builder.permute(other, (1, 0))
     return _builder.dot(input, other, _c(acc), _c(out_dtype))
 
 
