@@ -1,0 +1,162 @@
+# Test data for blockc's Python frontend: FlagGems' src/flag_gems/ops/max.py
+# (https://github.com/FlagOpen/FlagGems, commit 532ff438c70343d7aec9becdabb76a71225a0553),
+# copied whole and unchanged except for the imports named below: `from flag_gems import
+# runtime` reads `from flag_gems_shim3 import runtime` (flag_gems_shim3.py in this
+# folder); `from flag_gems.runtime import torch_device_fn` reads `from flag_gems_shim3
+# import torch_device_fn` (flag_gems_shim3.py in this folder); `from flag_gems.utils
+# import dim_compress, libentry, libtuner` reads `from flag_gems_shim3 import
+# dim_compress, libentry, libtuner` (flag_gems_shim3.py in this folder); `from
+# flag_gems.utils import triton_lang_extension as tle` reads `from flag_gems_shim3 import
+# triton_lang_extension as tle` (flag_gems_shim3.py in this folder); `from
+# flag_gems.utils.limits import get_dtype_min` reads `from flag_gems_shim3 import
+# get_dtype_min` (flag_gems_shim3.py in this folder).
+# Every kernel and launch wrapper is the library's own text.
+# tests/python/test_flag_gems_more.py runs the kernels on CPU tensors to prove that
+# unmodified library kernels run. It is not part of blockc.
+#
+# Copyright © 2024 BAAI. All rights reserved.
+# Licensed under the Apache License, Version 2.0 (LICENSE in this folder):
+# you may not use this file except in compliance with the License.
+# Unless required by applicable law or agreed to in writing, software distributed under
+# the License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF
+# ANY KIND, either express or implied. See the License for the specific language
+# governing permissions and limitations under the License.
+# SPDX-License-Identifier: Apache-2.0
+
+import logging
+import math
+from collections import namedtuple
+
+import torch
+import triton
+import triton.language as tl
+
+from flag_gems_shim3 import runtime
+from flag_gems_shim3 import torch_device_fn
+from flag_gems_shim3 import dim_compress, libentry, libtuner
+from flag_gems_shim3 import triton_lang_extension as tle
+from flag_gems_shim3 import get_dtype_min
+
+logger = logging.getLogger(__name__)
+
+
+@libentry()
+@triton.jit
+def max_kernel_1(
+    inp,
+    mid,
+    M,
+    BLOCK_SIZE: tl.constexpr,
+):
+    pid = tle.program_id(0)
+    offset = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    inp_ptrs = inp + offset
+    mask = offset < M
+    min_value = get_dtype_min(inp.type.element_ty)
+    inp_val = tl.load(inp_ptrs, mask=mask, other=min_value)
+    max_val = tl.max(inp_val)
+    mid_ptr = mid + pid
+    tl.store(mid_ptr, max_val)
+
+
+@libentry()
+@triton.jit
+def max_kernel_2(mid, out, mid_size, BLOCK_MID: tl.constexpr):
+    offset = tl.arange(0, BLOCK_MID)
+    mid_ptrs = mid + offset
+    mask = offset < mid_size
+    min_value = get_dtype_min(mid.type.element_ty)
+    mid_val = tl.load(mid_ptrs, mask=mask, other=min_value)
+    max_val = tl.max(mid_val)
+    tl.store(out, max_val)
+
+
+def heur_block_n(args):
+    return triton.next_power_of_2(args["N"])
+
+
+@libentry()
+@libtuner(
+    configs=runtime.get_tuned_config("naive_reduction"),
+    key=["M", "N"],
+)
+@triton.jit
+def max_kernel(
+    inp,
+    out_value,
+    out_index,
+    M,
+    N,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
+    # set offset
+    pid_m = tle.program_id(0)
+    m_offset = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+
+    dtype = inp.type.element_ty
+    acc_type = tl.float32 if dtype is tl.bfloat16 else dtype
+    min_value = get_dtype_min(dtype)
+    result_value = tl.full([BLOCK_M], value=min_value, dtype=acc_type)
+    result_index = tl.zeros([BLOCK_M], dtype=tl.int64)
+    for i in range(0, N, BLOCK_N):
+        n_offset = i + tl.arange(0, BLOCK_N)
+        offset = m_offset[:, None] * N + n_offset[None, :]
+        # set mask
+        mask = m_offset[:, None] < M and n_offset[None, :] < N
+        inp_ptrs = inp + offset
+        inp_vals = tl.load(inp_ptrs, mask=mask, other=min_value)
+        max_value, max_index = tl.max(inp_vals, axis=1, return_indices=True)
+        update_mask = max_value > result_value
+        result_value = tl.where(update_mask, max_value, result_value)
+        result_index = tl.where(update_mask, i + max_index, result_index)
+    mask1 = m_offset < M
+    offset_index = m_offset
+    out_value_ptrs = out_value + offset_index
+    out_index_ptrs = out_index + offset_index
+
+    tl.store(out_value_ptrs, result_value, mask=mask1)
+    tl.store(out_index_ptrs, result_index, mask=mask1)
+
+
+def max(inp):
+    logger.debug("GEMS MAX")
+    inp = inp.contiguous()
+    M = inp.numel()
+    block_size = triton.next_power_of_2(math.ceil(math.sqrt(M)))
+    mid_size = triton.cdiv(M, block_size)
+    block_mid = triton.next_power_of_2(mid_size)
+
+    dtype = inp.dtype
+    mid = torch.empty((mid_size,), dtype=dtype, device=inp.device)
+    out = torch.empty([], dtype=dtype, device=inp.device)
+
+    with torch_device_fn.device(inp.device):
+        max_kernel_1[(mid_size, 1, 1)](inp, mid, M, block_size)
+        max_kernel_2[(1, 1, 1)](mid, out, mid_size, block_mid)
+    return out
+
+
+def max_dim(inp, dim=None, keepdim=False):
+    logger.debug("GEMS MAX DIM")
+    assert dim >= -inp.ndim and dim < inp.ndim, "Invalid dim"
+    shape = list(inp.shape)
+    dim = dim % inp.ndim
+    inp = dim_compress(inp, dim)
+    N = shape[dim]
+    shape[dim] = 1
+    M = inp.numel() // N
+
+    out_value = torch.empty(shape, dtype=inp.dtype, device=inp.device)
+    out_index = torch.empty(shape, dtype=torch.int64, device=inp.device)
+
+    if not keepdim:
+        out_value = torch.squeeze(out_value, dim)
+        out_index = torch.squeeze(out_index, dim)
+
+    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]),)
+    with torch_device_fn.device(inp.device):
+        max_kernel[grid](inp, out_value, out_index, M, N)
+    Max_out = namedtuple("max", ["values", "indices"])
+    out = Max_out(values=out_value, indices=out_index)
+    return out
