@@ -2,9 +2,11 @@
 test_mamba.py, ...) share: loading a library file kept under libraries/, and comparing a
 result with a float64 reference within the tolerance of the dtype it was computed in."""
 
+import importlib
 import importlib.util
 import os
 import sys
+import types
 
 import numpy as np
 import torch
@@ -29,6 +31,17 @@ def load(library, name):
         spec.loader.exec_module(module)
         _modules[key] = module
     return _modules[key]
+
+
+def package_module(library, name):
+    """libraries/<library>/<name>.py imported as blockc_lib_<library>.<name>, a module of a
+    package made for the folder: for libraries whose files import each other relatively."""
+    package = f"blockc_lib_{library}"
+    if package not in sys.modules:
+        module = types.ModuleType(package)
+        module.__path__ = [os.path.join(LIBRARIES, library)]
+        sys.modules[package] = module
+    return importlib.import_module(f"{package}.{name}")
 
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}

@@ -31,29 +31,17 @@ flash-attention's LICENSE (BSD-3-Clause) is libraries/flash_attn/LICENSE, the te
 Dao-AILab/flash-attention's LICENSE at commit 0251105a2fb19d2957484b7f023cd8c115286ced.
 """
 
-import importlib
 import math
-import os
-import sys
-import types
 
 import pytest
 import torch
-from library_testing import DTYPES, check, randn
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-LIBRARY = os.path.join(HERE, "libraries", "flash_attn")
-PACKAGE = "blockc_lib_flash_attn"
+from library_testing import DTYPES, check, package_module, randn
 
 
 def fa(name):
     """The module libraries/flash_attn/<name>.py, imported as blockc_lib_flash_attn.<name>
     (the files import each other and fa_shim relatively)."""
-    if PACKAGE not in sys.modules:
-        package = types.ModuleType(PACKAGE)
-        package.__path__ = [LIBRARY]
-        sys.modules[PACKAGE] = package
-    return importlib.import_module(f"{PACKAGE}.{name}")
+    return package_module("flash_attn", name)
 
 
 @pytest.fixture(autouse=True)

@@ -21,27 +21,16 @@ LightLLM's LICENSE (Apache-2.0) is libraries/lightllm/LICENSE, the text of Model
 LICENSE at commit fc72ffab9a3455cfb571f22d45ab777cc29de0de.
 """
 
-import importlib
 import math
-import os
-import sys
 import types
 
 import pytest
 import torch
-from library_testing import DTYPES, check, randn
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-LIBRARY = os.path.join(HERE, "libraries", "lightllm")
-PACKAGE = "blockc_lib_lightllm"
+from library_testing import DTYPES, check, package_module, randn
 
 
 def lightllm(name):
-    if PACKAGE not in sys.modules:
-        package = types.ModuleType(PACKAGE)
-        package.__path__ = [LIBRARY]
-        sys.modules[PACKAGE] = package
-    return importlib.import_module(f"{PACKAGE}.{name}")
+    return package_module("lightllm", name)
 
 
 def d(t):

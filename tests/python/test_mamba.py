@@ -25,30 +25,18 @@ Mamba's LICENSE (Apache-2.0) is libraries/mamba/LICENSE, the text of state-space
 LICENSE at commit e9594ce1c732d97440f0332fdc43170a2294dbfa.
 """
 
-import importlib
 import math
-import os
-import sys
-import types
 
 import pytest
 import torch
 import torch.nn.functional as F
-from library_testing import DTYPES, check, randn
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-LIBRARY = os.path.join(HERE, "libraries", "mamba")
-PACKAGE = "blockc_lib_mamba"
+from library_testing import DTYPES, check, package_module, randn
 
 
 def mamba(name):
     """The module libraries/mamba/<name>.py, imported as blockc_lib_mamba.<name> (the files
     import each other and mamba_shim relatively)."""
-    if PACKAGE not in sys.modules:
-        package = types.ModuleType(PACKAGE)
-        package.__path__ = [LIBRARY]
-        sys.modules[PACKAGE] = package
-    return importlib.import_module(f"{PACKAGE}.{name}")
+    return package_module("mamba", name)
 
 
 @pytest.fixture(autouse=True)

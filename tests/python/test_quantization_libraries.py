@@ -43,31 +43,21 @@ LICENSE, bitsandbytes-foundation/bitsandbytes at commit
 LICENSE, pytorch/ao at commit 36027d82d1ad9949597ea16002ff4940374b1b94).
 """
 
-import importlib
-import os
 import sys
-import types
 
 import pytest
 import torch
-from library_testing import DTYPES, check, randn
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from library_testing import DTYPES, check, package_module, randn
 
 
 def library(lib, name):
     """libraries/<lib>/<name>.py imported as blockc_lib_<lib>.<name> (the files import each
     other relatively)."""
-    package = f"blockc_lib_{lib}"
-    if package not in sys.modules:
-        module = types.ModuleType(package)
-        module.__path__ = [os.path.join(HERE, "libraries", lib)]
-        sys.modules[package] = module
     if not hasattr(torch, "compile"):
         # bitsandbytes' kernels_optim.py decorates PyTorch fallbacks with @torch.compile at
         # import; torch 1.13 has none. They are not called here.
         torch.compile = lambda fn=None, **kwargs: fn if fn is not None else (lambda f: f)
-    return importlib.import_module(f"{package}.{name}")
+    return package_module(lib, name)
 
 
 def bnb(name):
