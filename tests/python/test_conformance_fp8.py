@@ -210,3 +210,46 @@ def variant_kernel(x_ptr, N: tl.constexpr):
 def test_other_fp8_variants_are_errors_at_the_line():
     with compile_error_at(HERE, "err:variant", match="float8e4nv and float8e5"):
         variant_kernel[(1,)](to_torch(np.zeros(16, np.float32)), N=16)
+
+
+@triton.jit
+def fp8_pointer_kernel(in_ptr, x_ptr, out_ptr, code_ptr, n, BLOCK: tl.constexpr):
+    # in_ptr and code_ptr point to fp8 here: the launch passed uint8 memory reinterpreted.
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(in_ptr + offs, mask=mask).to(tl.float32), mask=mask)
+    tl.store(code_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+@pytest.mark.interpreter_limitation(reason=INTERPRETER_FP8)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("check_bounds", [False, True])
+def test_reinterpreted_uint8_memory_is_an_fp8_pointer(fmt, check_bounds):
+    x = probes(fmt, seed=3)
+    n = len(x)
+    codes_in = (np.arange(n) % 256).astype(np.uint8)
+    codes_out = to_torch(np.zeros(n, np.uint8))
+    out = to_torch(np.zeros(n, np.float32))
+    fp8 = tl_format(fmt)
+    # Through a torch tensor and through a numpy array (Unsloth's fp8 kernels on a torch
+    # without float8 dtypes): the kernel sees a pointer to fp8 and stores x as fp8.
+    fp8_pointer_kernel[(1,)](triton.reinterpret(to_torch(codes_in), fp8), to_torch(x),
+                             out, triton.reinterpret(codes_out.numpy(), fp8), n,
+                             BLOCK=2048, check_bounds=check_bounds)
+    expected = code_values(fmt)[codes_in].astype(np.float32)
+    finite = ~np.isnan(expected)
+    assert_equal(out.numpy()[finite], expected[finite])
+    assert np.isnan(out.numpy()[~finite]).all()
+    assert_equal(codes_out.numpy(), nearest_codes(x.astype(np.float64), fmt))
+
+
+def test_reinterpret_of_a_wrapper_and_bad_arguments():
+    codes = to_torch(np.zeros(4, np.uint8))
+    wrapper = triton.reinterpret(codes, tl.float8e5)
+    assert isinstance(wrapper, triton.TensorWrapper) and wrapper.dtype == tl.float8e5
+    assert triton.reinterpret(wrapper, codes.dtype) is codes
+    assert triton.reinterpret(wrapper, tl.float8e4nv).base is codes
+    with pytest.raises(TypeError, match="takes a tensor or a numpy array"):
+        triton.reinterpret([1, 2], tl.float8e5)
+    with pytest.raises(TypeError, match="is not an element type"):
+        triton.reinterpret(codes, "fp8")

@@ -9,7 +9,7 @@ __version__ = "3.6.0+blockc"
 
 from . import language, runtime, testing  # noqa: F401
 from .runtime import (Config, autotune, heuristics, jit, JITFunction, KernelArgumentError,  # noqa: F401
-                      BoundsError, DeviceAssertionError)
+                      BoundsError, DeviceAssertionError, TensorWrapper, reinterpret)
 from ..frontend.errors import CompilationError  # noqa: F401
 from . import compiler, profiler, tools  # noqa: F401
 

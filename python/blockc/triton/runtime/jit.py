@@ -23,6 +23,7 @@ from ...frontend import dtypes
 from ...frontend.codegen import Translator, Param, constexpr_key
 from ...frontend.errors import CompilationError
 from .. import language
+from .reinterpret import unwrapped
 from .launcher import (MAX_PROGRAMS, UNKEYED, environment_flag, is_read_only, make_binder,
                        make_key, plain_grid)
 
@@ -76,6 +77,8 @@ def _tensor_dtype(value):
     """(dtype or None, its name) of a numpy array or torch tensor, cached by
     the library's dtype object: a launch asks once per argument."""
     found = _DTYPE_OF.get(value.dtype)
+    if found is None and isinstance(value.dtype, dtypes.dtype):  # triton.reinterpret's
+        found = _DTYPE_OF[value.dtype] = (value.dtype, str(value.dtype))
     if found is None:
         name = str(value.dtype).replace("torch.", "")
         found = _DTYPE_OF[value.dtype] = (_TORCH_DTYPES.get(name), name)
@@ -105,6 +108,7 @@ def _address(value):
 def _extent_bytes(value):
     """Bytes from the tensor's first element to the end of its memory, which
     a bounds-checked kernel may touch."""
+    value = unwrapped(value)
     if hasattr(value, "data_ptr"):
         storage = value.untyped_storage() if hasattr(value, "untyped_storage") else \
             value.storage()

@@ -18,6 +18,8 @@ import keyword
 import os
 import sys
 
+from .reinterpret import unwrapped
+
 # A key part the fast path cannot compute: the lookup misses, and the full path
 # decides (it types the argument, or refuses it with a message).
 UNKEYED = object()
@@ -152,6 +154,7 @@ def is_read_only(value):
     map, an array marked so. torch tensors have no such flag (torch.from_numpy
     of a read-only array warns and gives a tensor that claims to be
     writeable), so none counts as read-only."""
+    value = unwrapped(value)
     if type(value) is (_ndarray or _ndarray_type()):
         return not value.flags.writeable
     if hasattr(value, "data_ptr"):
