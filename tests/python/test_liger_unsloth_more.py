@@ -1,4 +1,4 @@
-"""More of Liger-Kernel's Triton kernels, unmodified (tests/python/libraries/liger_more/, each
+"""More of Liger-Kernel's Triton kernels, unmodified (tests/python/libraries/liger_kernel/, each
 file headed by its origin, commit and the imports changed), launched through Liger's own
 Python wrappers and autograd Functions on torch CPU tensors, and checked against
 references written here with torch in float64 from the math, independently of the kernels
@@ -30,7 +30,7 @@ Unsloth. torch 1.13 has no
 float16 matmul or convolution on the CPU, so the wrappers that multiply in torch
 (the fused-linear losses, multi-token attention) run in float32 and bfloat16 only.
 
-Liger-Kernel's LICENSE (BSD-2-Clause) is libraries/liger_more/LICENSE, the text of
+Liger-Kernel's LICENSE (BSD-2-Clause) is libraries/liger_kernel/LICENSE, the text of
 linkedin/Liger-Kernel's LICENSE at commit ead96b618e5c67bddc6a6e9bcb99bfe6b5ab661c;
 Unsloth's (Apache-2.0) is libraries/unsloth_more/LICENSE.
 """
@@ -46,9 +46,9 @@ from library_testing import DTYPES, check, load, randn
 def liger(name):
     if name == "grpo_loss":
         # grpo_loss.py decorates with a bare `@torch.no_grad`, which torch 1.13 lacks.
-        with load("liger_more", "liger_more_shim").bare_no_grad():
-            return load("liger_more", name)
-    return load("liger_more", name)
+        with load("liger_kernel", "liger_no_grad_shim").bare_no_grad():
+            return load("liger_kernel", name)
+    return load("liger_kernel", name)
 
 
 def d(t):
