@@ -489,3 +489,25 @@ def test_a_host_descriptor_needs_a_contiguous_last_dimension():
     # Triton's class asserts; blockc's raises ValueError. Both say why.
     with pytest.raises((ValueError, AssertionError), match="contiguous"):
         TensorDescriptor.from_tensor(x[:, ::2], [4, 4])
+
+
+@triton.jit
+def unsigned_offset_kernel(idx_ptr, table_ptr, fwd_ptr, back_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(idx_ptr + offs, mask=mask, other=0)
+    # An unsigned offset moves a pointer by its value (Triton zero-extends it), forwards
+    # and backwards: bitsandbytes' dequantizer indexes its code table with a uint8.
+    tl.store(fwd_ptr + offs, tl.load(table_ptr + a, mask=mask), mask=mask)
+    tl.store(back_ptr + offs, tl.load(table_ptr + 255 - a, mask=mask), mask=mask)
+
+
+def test_unsigned_offsets_move_pointers_by_their_value():
+    idx = np.array([0, 1, 127, 128, 200, 255, 3], dtype=np.uint8)
+    table = np.arange(256, dtype=np.float32) * 0.5
+    fwd, back = empty(8, "float32"), empty(8, "float32")
+    import torch
+    unsigned_offset_kernel[(1,)](torch.from_numpy(idx), to_torch(table), fwd, back, len(idx),
+                                 BLOCK=8)
+    assert_equal(to_numpy(fwd)[:len(idx)], table[idx.astype(np.int64)])
+    assert_equal(to_numpy(back)[:len(idx)], table[255 - idx.astype(np.int64)])

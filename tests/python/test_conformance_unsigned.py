@@ -159,23 +159,3 @@ def test_unsigned_arrays_come_back_unsigned():
     fill[(1,)](z, N=16)
     assert z.dtype == np.uint32 and np.all(to_numpy(z) == 4000000000)
 
-
-@triton.jit
-def unsigned_offset_kernel(idx_ptr, table_ptr, fwd_ptr, back_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    mask = offs < n
-    a = tl.load(idx_ptr + offs, mask=mask, other=0)
-    # An unsigned offset moves a pointer by its value (Triton zero-extends it), forwards
-    # and backwards: bitsandbytes' dequantizer indexes its code table with a uint8.
-    tl.store(fwd_ptr + offs, tl.load(table_ptr + a, mask=mask), mask=mask)
-    tl.store(back_ptr + offs, tl.load(table_ptr + 255 - a, mask=mask), mask=mask)
-
-
-@pytest.mark.parametrize("dtype", UINTS[:3])
-def test_unsigned_offsets_move_pointers_by_their_value(dtype):
-    idx = np.array([0, 1, 127, 128, 200, 255, 3], dtype=dtype)
-    table = np.arange(256, dtype=np.float32) * 0.5
-    fwd, back = empty(8, "float32"), empty(8, "float32")
-    unsigned_offset_kernel[(1,)](idx, table, fwd, back, len(idx), BLOCK=8)
-    assert_equal(to_numpy(fwd)[:len(idx)], table[idx.astype(np.int64)])
-    assert_equal(to_numpy(back)[:len(idx)], table[255 - idx.astype(np.int64)])
