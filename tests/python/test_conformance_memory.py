@@ -491,23 +491,42 @@ def test_a_host_descriptor_needs_a_contiguous_last_dimension():
         TensorDescriptor.from_tensor(x[:, ::2], [4, 4])
 
 
+
 @triton.jit
-def unsigned_offset_kernel(idx_ptr, table_ptr, fwd_ptr, back_ptr, n, BLOCK: tl.constexpr):
+def unsigned_offset_kernel(idx_ptr, table_ptr, fwd_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     mask = offs < n
     a = tl.load(idx_ptr + offs, mask=mask, other=0)
-    # An unsigned offset moves a pointer by its value (Triton zero-extends it), forwards
-    # and backwards: bitsandbytes' dequantizer indexes its code table with a uint8.
+    # An unsigned offset moves a pointer by its value (Triton zero-extends it):
+    # bitsandbytes' dequantizer indexes its code table with a uint8.
     tl.store(fwd_ptr + offs, tl.load(table_ptr + a, mask=mask), mask=mask)
-    tl.store(back_ptr + offs, tl.load(table_ptr + 255 - a, mask=mask), mask=mask)
 
 
 def test_unsigned_offsets_move_pointers_by_their_value():
+    import torch
     idx = np.array([0, 1, 127, 128, 200, 255, 3], dtype=np.uint8)
     table = np.arange(256, dtype=np.float32) * 0.5
-    fwd, back = empty(8, "float32"), empty(8, "float32")
-    import torch
-    unsigned_offset_kernel[(1,)](torch.from_numpy(idx), to_torch(table), fwd, back, len(idx),
-                                 BLOCK=8)
+    fwd = empty(8, "float32")
+    unsigned_offset_kernel[(1,)](torch.from_numpy(idx), to_torch(table), fwd, len(idx), BLOCK=8)
     assert_equal(to_numpy(fwd)[:len(idx)], table[idx.astype(np.int64)])
+
+
+@triton.jit
+def unsigned_offset_back_kernel(idx_ptr, end_ptr, back_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(idx_ptr + offs, mask=mask, other=0)
+    tl.store(back_ptr + offs, tl.load(end_ptr - a, mask=mask), mask=mask)
+
+
+@blockc_extension("a pointer minus an unsigned offset moves back by its value; Triton 3.6 "
+                  "negates the uint8 first and zero-extends that, so a GPU reads 256 - a "
+                  "elements ahead (measured on an H200)")
+def test_a_pointer_minus_an_unsigned_offset_moves_back_by_its_value():
+    import torch
+    idx = np.array([0, 1, 127, 128, 200, 255, 3], dtype=np.uint8)
+    table = np.arange(256, dtype=np.float32) * 0.5
+    table_t, back = to_torch(table), empty(8, "float32")
+    unsigned_offset_back_kernel[(1,)](torch.from_numpy(idx), table_t[255:], back, len(idx),
+                                      BLOCK=8)
     assert_equal(to_numpy(back)[:len(idx)], table[255 - idx.astype(np.int64)])
