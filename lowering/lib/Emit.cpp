@@ -11,6 +11,7 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -21,6 +22,25 @@
 
 namespace blockc {
 
+namespace {
+
+/// Every kernel's prologue stays in its entry block. Kernels probe their stack inline
+/// (CodeGen.cpp), and LLVM 22's x86 probe loop counts in R11 without asking whether R11
+/// is live: where shrink-wrapping sinks the prologue below code that keeps a value in R11
+/// (on AMD CPUs' tuning, attorch's batch-norm backward kept its loop's trip count there),
+/// the probe overwrites it and the loop runs on past its end. What shrink-wrapping saves,
+/// a few pushes on a path that returns early, is nothing to a kernel.
+void disableShrinkWrapping() {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto found = options.find("enable-shrink-wrap");
+  if (found == options.end())
+    return;
+  static_cast<llvm::cl::opt<llvm::cl::boolOrDefault> *>(found->second)
+      ->setValue(llvm::cl::BOU_FALSE);
+}
+
+} // namespace
+
 void initializeLLVMTargets() {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
@@ -29,6 +49,7 @@ void initializeLLVMTargets() {
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
     llvm::InitializeAllAsmParsers();
+    disableShrinkWrapping();
   });
 }
 
