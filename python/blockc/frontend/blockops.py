@@ -5,7 +5,7 @@ histogram, and batched dots built from rank-2 ones. Each is built from Block
 IR's `reduce`, `scan`, `select` and shape ops; none needs an op of its own.
 """
 
-from .dtypes import bfloat16, float32, int32, int64
+from .dtypes import bfloat16, float32, int32, int64, uint32
 from .blockir import HANDLE as _HANDLE, broadcast_shapes
 from .values import tensor
 
@@ -311,14 +311,15 @@ class BlockOps:
 
     def scan_builtin(self, what, x, axis, reverse, dtype=None):
         """tl.cumsum and tl.cumprod: as Triton's standard library, bf16 adds in
-        f32, and a cumsum of integers narrower than 32 bits in int32."""
+        f32, and a cumsum of integers narrower than 32 bits in int32, or uint32 for
+        unsigned ones and int1."""
         x = self.to_tensor(x)
         if dtype is not None:
             x = self.cast(x, dtype)
         elif x.dtype == bfloat16:
             x = self.cast(x, float32)
         elif what == "sum" and x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
-            x = self.cast(x, int32)
+            x = self.cast(x, uint32 if x.dtype.is_int_unsigned() else int32)
         combine = self.add if what == "sum" else self.mul
         return self.combining("scan", x, axis, combine, reverse=reverse)
 

@@ -388,7 +388,9 @@ def computation_type(a, a_is_literal, b, b_is_literal, div_or_mod):
     rules, including weak Python-number operands."""
     if a_is_literal != b_is_literal:
         literal, tensor = (a, b) if a_is_literal else (b, a)
-        if literal._kind <= tensor._kind:
+        # Kinds as Triton orders them, signed and unsigned integers one kind: a Python
+        # int keeps a uint8 tensor uint8 (Triton 3.6 on a GPU).
+        if literal.kind().value <= tensor.kind().value:
             if div_or_mod and tensor in (float16, bfloat16):
                 return float32
             return tensor

@@ -49,6 +49,16 @@ def _int_literal(value, bits):
 MAX_RANK = 8
 
 
+
+def _check_literal_fits(value, ty):
+    """Triton's checks of a Python number that takes an integer tensor's type, with its
+    messages: it must be a value of that type (`x_uint8 & 300` is an error, not 44)."""
+    if ty.is_int_unsigned() and value < 0:
+        raise ValueError("Cannot perform a binary operation between an unsigned tensor and a "
+                         "negative scalar. Perform a explicit cast on one of them.")
+    if not ty.get_int_min_value() <= value <= ty.get_int_max_value():
+        raise ValueError(f"Scalar {value} is out of range for type {ty}")
+
 class Builder(BlockOps):
     """Writes ops through `emitter` at `loc`, the Python place being translated.
 
@@ -286,6 +296,10 @@ class Builder(BlockOps):
                             "(a pointer moves by an integer offset)")
         if arithmetic and not a_ty.is_ptr() and not b_ty.is_ptr():
             ty = dtypes.computation_type(a_ty, a_literal, b_ty, b_literal, div_or_mod)
+            if ty.is_int() and not ty.is_int1():
+                for literal, value in ((a_literal, a), (b_literal, b)):
+                    if literal:
+                        _check_literal_fits(value, ty)
             a = self.const(a, ty) if a_literal else self.cast(a, ty)
             b = self.const(b, ty) if b_literal else self.cast(b, ty)
         else:
@@ -385,11 +399,14 @@ class Builder(BlockOps):
         return self._binary(op, a, b, shape)
 
     def shift(self, op, a, b):
+        # Triton picks an arithmetic or a logical right shift by the tensor operand's own
+        # type, before promotion: int8 >> uint8 is an arithmetic shift of the uint8 result.
+        arithmetic = (a if isinstance(a, tensor) else b).dtype.is_int_signed()
         a, b, shape = self._integer_operands(a, b, "<<" if op == "shl" else ">>")
         if a.dtype.is_int1():
             raise TypeError("shift of int1 operands")
         if op == "shr":
-            op = "lshr" if a.dtype.is_int_unsigned() else "ashr"
+            op = "ashr" if arithmetic else "lshr"
         return self._binary(op, a, b, shape)
 
     def compare(self, predicate, a, b):
@@ -415,6 +432,11 @@ class Builder(BlockOps):
         return self._min_max("max", a, b, propagate_nan)
 
     def _min_max(self, op, a, b, propagate_nan):
+        # As Triton's tl.minimum/maximum: numbers become int32 or float32 tensors first (not
+        # weak literals: tl.minimum(x_int16, 2) is int32), and bf16 computes in f32.
+        a, b = self.to_tensor(a), self.to_tensor(b)
+        a = self.cast(a, float32) if a.dtype == bfloat16 else a
+        b = self.cast(b, float32) if b.dtype == bfloat16 else b
         a, b, shape = self._operands(a, b, what=f"tl.{op}imum")
         result = self._binary("u" + op if a.dtype.is_int_unsigned() else op, a, b, shape)
         if _propagates_nan(propagate_nan) and a.dtype.is_floating():
