@@ -15,9 +15,10 @@ import triton.language as tl
 
 from conftest import (INTERPRET, ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, ULP, assert_close, assert_equal, bf16_round,
                       BF16_REASON, blockc_extension, empty, interpreter_limitation, is_float, is_int, nonzero, rand, rng,
-                      round_to, tl_dtype, to_torch)
+                      round_to, tl_dtype, to_torch, compile_error_at)
 
 BLOCK = 64
+HERE = __file__
 N = 50  # lanes 50..63 are masked off
 
 INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
@@ -578,3 +579,57 @@ def test_scalar_arithmetic():
     out = empty(7, "int32")
     scalar_arith_kernel[(1,)](out, -17, 5)
     assert_equal(out, [-12, -22, -85, -3, -2, 17, 0])
+
+
+# --- Python numbers beside integer tensors, as compiled Triton 3.6 types them (measured on
+# an H100: an int keeps a signed or unsigned tensor's type and must be one of its values)
+
+
+@triton.jit
+def literal_typing_kernel(x_ptr, y_ptr, and_ptr, shr_ptr, min_ptr, meta_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)  # uint8
+    y = tl.load(y_ptr + offs)  # int8
+    masked = x & 7
+    # Arithmetic by the left operand's own sign, on the promoted (uint8) bits.
+    shifted = y >> masked
+    smallest = tl.minimum(y.to(tl.int16), 2)  # int32: a number is an int32 tensor here
+    tl.store(and_ptr + offs, masked)
+    tl.store(shr_ptr + offs, shifted)
+    tl.store(min_ptr + offs, smallest)
+    tl.store(meta_ptr + 0, masked.dtype.primitive_bitwidth * 2 + masked.dtype.is_int_signed())
+    tl.store(meta_ptr + 1, shifted.dtype.primitive_bitwidth * 2 + shifted.dtype.is_int_signed())
+    tl.store(meta_ptr + 2, smallest.dtype.primitive_bitwidth * 2 +
+             smallest.dtype.is_int_signed())
+
+
+def test_python_ints_keep_an_unsigned_tensors_type():
+    import torch
+    x = torch.tensor([255, 128, 9, 200, 1, 0, 77, 254], dtype=torch.uint8)
+    y = torch.tensor([-1, -128, 7, -3, 5, 0, -100, 127], dtype=torch.int8)
+    and_out = torch.zeros(8, dtype=torch.uint8)
+    shr_out = torch.zeros(8, dtype=torch.uint8)
+    min_out = torch.zeros(8, dtype=torch.int32)
+    meta = torch.zeros(3, dtype=torch.int32)
+    literal_typing_kernel[(1,)](x, y, and_out, shr_out, min_out, meta, N=8)
+    xs, ys = x.numpy().astype(np.int64), y.numpy().astype(np.int64)
+    assert_equal(and_out, xs & 7)
+    assert_equal(shr_out, (ys >> (xs & 7)) & 0xFF)
+    assert_equal(min_out, np.minimum(ys, 2))
+    assert meta.tolist() == [8 * 2 + 0, 8 * 2 + 0, 32 * 2 + 1]
+
+
+@triton.jit
+def literal_out_of_range_kernel(x_ptr, N: tl.constexpr, VALUE: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, x + VALUE)  # literal out of range
+
+
+@pytest.mark.parametrize("value,match", [(300, "Scalar 300 is out of range for type uint8"),
+                                         (-1, "unsigned tensor and a negative scalar")])
+def test_a_python_int_a_tensors_type_cannot_hold_is_an_error(value, match):
+    import torch
+    x = torch.zeros(8, dtype=torch.uint8)
+    with compile_error_at(HERE, "literal out of range", match):
+        literal_out_of_range_kernel[(1,)](x, N=8, VALUE=value)
