@@ -3,11 +3,14 @@
     python3 tests/python/differential/make_reference.py OUTDIR
 
 (from the repository root, with torch (CUDA) and triton importable; nothing else is
-needed) runs the generator.COUNT kernels of generator.py through Triton on cuda tensors
-and writes OUTDIR/reference.npz (compressed) and OUTDIR/summary.txt, and prints the
-summary: how many kernels ran, how many Triton rejected (with the first lines of each
-rejection), and any other failure. Copy reference.npz to tests/python/differential/,
-where tests/python/test_differential.py reads it.
+needed) runs the kernels of every family through Triton on cuda tensors: family "df"
+(generator.py, generator.COUNT kernels) into OUTDIR/reference.npz and
+OUTDIR/summary.txt, family "cf" (generator_cf.py: control flow and the larger language
+surface, generator_cf.COUNT kernels) into OUTDIR/reference_cf.npz and
+OUTDIR/summary_cf.txt (all compressed), and prints the summaries: how many kernels ran,
+how many Triton rejected (with the first lines of each rejection), and any other
+failure. Copy the npz files to tests/python/differential/, where
+tests/python/test_differential.py reads them.
 
 Each kernel is launched with enable_fp_fusion=False (no a*b+c contraction into FMA, so
 that + - * are IEEE on the GPU as on a CPU). Triton's default input_precision (TF32)
@@ -29,8 +32,10 @@ not, the kernels are generated without it and the npz says so (fingerprint=False
 Options (for dry runs; the GPU run needs none):
   --device cpu --triton-module triton   run on CPU tensors with whatever `triton` is
                                         importable (blockc's: PYTHONPATH=build/python)
-  --count N      run only the first N kernels
-  --budget S     the time budget in seconds (default TIME_BUDGET)
+  --family F     only family F ("df" or "cf"; default: all, one npz each)
+  --count N      run only the first N kernels (of each family)
+  --budget S     the time budget in seconds, for all families together (default
+                 TIME_BUDGET), shared among them by their kernel counts
 
 The npz holds, for kernel k (keys prefixed kNNNN_): status, error (the exception's
 type and text), digest (of the generated source and inputs; the test checks it), probe,
@@ -55,8 +60,13 @@ if HERE not in sys.path:
 import numpy as np  # noqa: E402
 
 import generator as gen  # noqa: E402
+import generator_cf  # noqa: E402
 
-TIME_BUDGET = 230.0
+# family: (generator module, npz file, summary file)
+FAMILIES = {"df": (gen, "reference.npz", "summary.txt"),
+            "cf": (generator_cf, "reference_cf.npz", "summary_cf.txt")}
+
+TIME_BUDGET = 170.0
 KERNEL_TIMEOUT = 60
 STALL_TIMEOUT = 90.0
 
@@ -105,6 +115,7 @@ def worker(args):
     import torch
     triton = importlib.import_module(args.triton_module)
     import runner
+    fam = FAMILIES[args.family][0]
     workdir = tempfile.mkdtemp(prefix="df_ref_")
     signal.signal(signal.SIGALRM, _on_alarm)
     with open(args.records, "ab") as rec:
@@ -122,7 +133,7 @@ def worker(args):
                 break
             with open(args.progress, "w") as p:
                 p.write(f"{k} {time.time()}\n")
-            case = gen.generate(k, fingerprint=fingerprint == "1")
+            case = fam.generate(k, fingerprint=fingerprint == "1")
             t0 = time.time()
             signal.alarm(KERNEL_TIMEOUT)
             try:
@@ -163,6 +174,7 @@ def _spawn(args, tmp, slot, ids, fingerprint, deadline, attempt):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--ids", ",".join(map(str, ids)),
            "--records", records, "--progress", progress, "--device", args.device,
            "--triton-module", args.triton_module, "--fingerprint", fingerprint,
+           "--family", args.family,
            "--deadline", repr(deadline), args.outdir]
     log = open(os.path.join(tmp, f"worker{slot}.{attempt}.log"), "w+")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
@@ -178,12 +190,12 @@ def _current(progress):
         return None
 
 
-def orchestrate(args):
+def orchestrate(args, deadline):
+    fam, npz_name, summary_name = FAMILIES[args.family]
     t_start = time.time()
     os.makedirs(args.outdir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="df_orch_")
-    deadline = t_start + args.budget
-    count = args.count
+    count = args.count if args.count is not None else fam.COUNT
     jobs = max(1, args.jobs if args.jobs else (1 if args.device == "cpu" else 4))
     results = {}
     canaries = {}
@@ -229,13 +241,13 @@ def orchestrate(args):
             cur = _current(s["progress"])
             if cur is None:  # it died before its first kernel: another would too
                 for k in pending:
-                    case = gen.generate(k, fingerprint=fp == "1")
+                    case = fam.generate(k, fingerprint=fp == "1")
                     results[k] = {"kind": "kernel", "k": k, "status": "worker_failed",
                                   "error": f"the worker exited with {proc.returncode} before its first kernel:\n{tail}",
                                   "outputs": [], "meta": None, "digest": case.digest(), "probe": case.probe}
                 continue
             if cur not in results:
-                case = gen.generate(cur, fingerprint=fp == "1")
+                case = fam.generate(cur, fingerprint=fp == "1")
                 results[cur] = {"kind": "kernel", "k": cur, "status": s["killed"] or "crashed",
                                 "error": f"worker exited with {proc.returncode}:\n{tail}",
                                 "outputs": [], "meta": None, "digest": case.digest(), "probe": case.probe}
@@ -250,7 +262,7 @@ def orchestrate(args):
         info = dict(info, why=str(info.get("why", "")) + " (WORKERS DISAGREED)")
 
     arrays = {
-        "generator_version": np.array(gen.GENERATOR_VERSION),
+        "generator_version": np.array(fam.GENERATOR_VERSION),
         "count": np.array(count),
         "fingerprint": np.array(fingerprint == "1"),
         "fingerprint_check": np.array(str(info.get("why", ""))),
@@ -263,7 +275,7 @@ def orchestrate(args):
     for k in range(count):
         r = results.get(k)
         if r is None:
-            case = gen.generate(k, fingerprint=fingerprint == "1")
+            case = fam.generate(k, fingerprint=fingerprint == "1")
             r = {"status": "not_run", "error": "the time budget ran out", "outputs": [], "meta": None,
                  "digest": case.digest(), "probe": case.probe}
         p = f"k{k:04d}_"
@@ -276,11 +288,11 @@ def orchestrate(args):
         if r.get("meta") is not None:
             arrays[p + "meta"] = np.asarray(r["meta"], dtype=np.int32)
         by_status.setdefault(r["status"], []).append((k, r))
-    path = os.path.join(args.outdir, "reference.npz")
+    path = os.path.join(args.outdir, npz_name)
     np.savez_compressed(path, **arrays)
     elapsed = time.time() - t_start
 
-    lines = [f"differential reference: generator {gen.GENERATOR_VERSION}, {count} kernels, "
+    lines = [f"differential reference: generator {fam.GENERATOR_VERSION}, {count} kernels, "
              f"triton {arrays['triton_version']}, torch {arrays['torch_version']}, device {arrays['device']}",
              f"dtype fingerprint: {'on' if fingerprint == '1' else 'OFF'} ({info.get('why', '')})",
              f"wrote {path}: {os.path.getsize(path) / 1e6:.2f} MB in {elapsed:.1f} s"]
@@ -300,7 +312,7 @@ def orchestrate(args):
             lines.append(f"kernel {k}{probe}:")
             lines.extend("    " + ln[:200] for ln in first)
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(args.outdir, "summary.txt"), "w") as f:
+    with open(os.path.join(args.outdir, summary_name), "w") as f:
         f.write(text)
     print(text)
     return 0
@@ -311,7 +323,9 @@ def main(argv=None):
     ap.add_argument("outdir")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--triton-module", default="triton")
-    ap.add_argument("--count", type=int, default=gen.COUNT)
+    ap.add_argument("--family", choices=sorted(FAMILIES), default=None,
+                    help="only this family (default: all, one npz each)")
+    ap.add_argument("--count", type=int, default=None)
     ap.add_argument("--budget", type=float, default=TIME_BUDGET)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--jobs", type=int, default=0,
@@ -324,7 +338,15 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.worker:
         return worker(args)
-    return orchestrate(args)
+    families = [args.family] if args.family else list(FAMILIES)
+    t_end = time.time() + args.budget
+    counts = {f: args.count if args.count is not None else FAMILIES[f][0].COUNT for f in families}
+    for i, f in enumerate(families):
+        left = sum(counts[g] for g in families[i:])
+        deadline = time.time() + max(0.0, t_end - time.time()) * counts[f] / max(1, left)
+        args.family = f
+        orchestrate(args, deadline)
+    return 0
 
 
 if __name__ == "__main__":
