@@ -19,11 +19,15 @@ A second family, differential/generator_cf.py ("cf"), covers control flow (for/w
 early return, helpers) and the larger language surface (custom reduce/scan combines,
 sort, gather, histogram, 3-D shapes, block pointers, atomics, 2-D/3-D grids, integer
 wrap-around, float16/bfloat16 rounding); its results are in differential/reference_cf.npz.
+A third, differential/generator_rt.py ("rt"), covers random numbers (Philox, bit-exact),
+math and libdevice functions over special ranges (within a few ulp), division and
+rounding helpers, casts (fp8 too) and atomics' old values; its results are in
+differential/reference_rt.npz, compared by generator_rt.compare.
 
 Without a family's reference file every test of that family fails: make both with
 `python3 tests/python/differential/make_reference.py OUTDIR` on a GPU machine (from the
-repository root) and copy OUTDIR/reference.npz and OUTDIR/reference_cf.npz to
-tests/python/differential/.
+repository root; `--family rt` for one family) and copy OUTDIR/reference.npz,
+OUTDIR/reference_cf.npz and OUTDIR/reference_rt.npz to tests/python/differential/.
 """
 
 import os
@@ -38,10 +42,12 @@ sys.path.insert(0, HERE)
 
 import generator as gen  # noqa: E402
 import generator_cf  # noqa: E402
+import generator_rt  # noqa: E402
 import runner  # noqa: E402
 
 # family: (generator module, reference file)
-FAMILIES = {"df": (gen, "reference.npz"), "cf": (generator_cf, "reference_cf.npz")}
+FAMILIES = {"df": (gen, "reference.npz"), "cf": (generator_cf, "reference_cf.npz"),
+            "rt": (generator_rt, "reference_rt.npz")}
 
 
 def _missing(path):
@@ -126,7 +132,10 @@ def test_kernel(family, k, workdir):
     assert got["status"] == "ok", (
         f"{header}\nTriton runs this kernel, blockc {got['status']}:\n{got['error']}")
     refs = [REF[p + f"out{j}"] for j in range(len(case.outputs))]
-    problems = runner.compare(case, refs, got["outputs"])
+    if hasattr(case, "compare"):  # a family's own comparison (generator_rt)
+        problems = case.compare(refs, got["outputs"])
+    else:
+        problems = runner.compare(case, refs, got["outputs"])
     if fingerprint and case.n_meta:
         ref_meta = REF[p + "meta"]
         if not np.array_equal(ref_meta, got["meta"]):
