@@ -22,12 +22,19 @@ wrap-around, float16/bfloat16 rounding); its results are in differential/referen
 A third, differential/generator_rt.py ("rt"), covers random numbers (Philox, bit-exact),
 math and libdevice functions over special ranges (within a few ulp), division and
 rounding helpers, casts (fp8 too) and atomics' old values; its results are in
-differential/reference_rt.npz, compared by generator_rt.compare.
+differential/reference_rt.npz, compared by generator_rt.compare. A fourth,
+differential/generator_md.py ("md"), covers memory access and dots (matmul K loops with
+masked edge tiles, operand layouts through strides, f16/bf16/ieee f32/int8/fp8 dots,
+batched dots, epilogues, GROUP_M ordering, block pointers, tensor descriptors, masks and
+`other=`, negative strides, gathers, scatters, cache keywords); its results are in
+differential/reference_md.npz, compared by generator_md.compare (dots within a bound
+from sum |a*b|).
 
 Without a family's reference file every test of that family fails: make both with
 `python3 tests/python/differential/make_reference.py OUTDIR` on a GPU machine (from the
-repository root; `--family rt` for one family) and copy OUTDIR/reference.npz,
-OUTDIR/reference_cf.npz and OUTDIR/reference_rt.npz to tests/python/differential/.
+repository root; `--family md` for one family) and copy OUTDIR/reference.npz,
+OUTDIR/reference_cf.npz, OUTDIR/reference_rt.npz and OUTDIR/reference_md.npz to
+tests/python/differential/.
 """
 
 import os
@@ -43,12 +50,19 @@ sys.path.insert(0, HERE)
 import generator as gen  # noqa: E402
 import generator_cf  # noqa: E402
 import generator_rt  # noqa: E402
+import generator_md  # noqa: E402
 import runner  # noqa: E402
 
 # family: (generator module, reference file)
 FAMILIES = {"df": (gen, "reference.npz"), "cf": (generator_cf, "reference_cf.npz"),
-            "rt": (generator_rt, "reference_rt.npz")}
+            "rt": (generator_rt, "reference_rt.npz"), "md": (generator_md, "reference_md.npz")}
 
+
+# How Triton 3.6 failed on kernels that break no language rule, as the reference records
+# it: an MLIR pass manager failure (tl.gather beside tl.histogram), ptxas refusing its own
+# PTX (.cg with .evict_last), an assertion with no message inside its dot lowering (some
+# int8 dots with an accumulator).
+TRITON_INTERNAL_FAILURES = ("PassManager::run failed", "PTXASError", "AssertionError: \n")
 
 def _missing(path):
     return (f"{path} is missing: run `python3 tests/python/differential/make_reference.py OUTDIR` "
@@ -111,9 +125,9 @@ def test_kernel(family, k, workdir):
     status = _str(REF, p + "status")
     ref_error = _str(REF, p + "error")
     got = runner.run_case(case, triton, torch, "cpu", workdir, tag=f"{family}{k}")
-    if status == "rejected" and "PassManager::run failed" in ref_error:
-        # Triton's own compiler failed on it (an MLIR pass, not a language rule): nothing to
-        # compare with; blockc must still compile and run it.
+    if status == "rejected" and any(m in ref_error for m in TRITON_INTERNAL_FAILURES):
+        # Triton's own compiler failed on it (an MLIR pass, ptxas, an internal assertion;
+        # not a language rule): nothing to compare with; blockc must still compile and run it.
         assert got["status"] == "ok", (
             f"{header}\nTriton's compiler failed on this kernel, and blockc {got['status']}:\n"
             f"{got['error']}")

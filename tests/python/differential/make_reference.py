@@ -9,8 +9,11 @@ OUTDIR/summary.txt, family "cf" (generator_cf.py: control flow and the larger la
 surface, generator_cf.COUNT kernels) into OUTDIR/reference_cf.npz and
 OUTDIR/summary_cf.txt, family "rt" (generator_rt.py: random numbers, math and libdevice
 functions, division and rounding helpers, casts incl. fp8, atomics' old values,
-generator_rt.COUNT kernels) into OUTDIR/reference_rt.npz and OUTDIR/summary_rt.txt (all
-compressed), and prints the summaries: how many kernels ran,
+generator_rt.COUNT kernels) into OUTDIR/reference_rt.npz and OUTDIR/summary_rt.txt,
+family "md" (generator_md.py: memory access and dots: matmul K loops with masked edges,
+layouts, fp8/int8/f16/bf16/ieee f32, block pointers, tensor descriptors, gathers and
+scatters, generator_md.COUNT kernels) into OUTDIR/reference_md.npz and
+OUTDIR/summary_md.txt (all compressed), and prints the summaries: how many kernels ran,
 how many Triton rejected (with the first lines of each rejection), and any other
 failure. Copy the npz files to tests/python/differential/, where
 tests/python/test_differential.py reads them.
@@ -35,7 +38,7 @@ not, the kernels are generated without it and the npz says so (fingerprint=False
 Options (for dry runs; the GPU run needs none):
   --device cpu --triton-module triton   run on CPU tensors with whatever `triton` is
                                         importable (blockc's: PYTHONPATH=build/python)
-  --family F     only family F ("df", "cf" or "rt"; default: all, one npz each)
+  --family F     only family F ("df", "cf", "rt" or "md"; default: all, one npz each)
   --count N      run only the first N kernels (of each family)
   --budget S     the time budget in seconds, for all families together (default
                  TIME_BUDGET), shared among them by their kernel counts
@@ -65,11 +68,13 @@ import numpy as np  # noqa: E402
 import generator as gen  # noqa: E402
 import generator_cf  # noqa: E402
 import generator_rt  # noqa: E402
+import generator_md  # noqa: E402
 
 # family: (generator module, npz file, summary file)
 FAMILIES = {"df": (gen, "reference.npz", "summary.txt"),
             "cf": (generator_cf, "reference_cf.npz", "summary_cf.txt"),
-            "rt": (generator_rt, "reference_rt.npz", "summary_rt.txt")}
+            "rt": (generator_rt, "reference_rt.npz", "summary_rt.txt"),
+            "md": (generator_md, "reference_md.npz", "summary_md.txt")}
 
 TIME_BUDGET = 170.0
 KERNEL_TIMEOUT = 60

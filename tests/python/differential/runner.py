@@ -40,7 +40,12 @@ def load_kernel(case, workdir, tag):
 
 
 def _error_text(e):
+    """The exception and what caused it: Triton's CompilationError shows the source line,
+    and the reason is in its cause."""
     text = f"{type(e).__name__}: {e}"
+    cause = e.__cause__ or e.__context__
+    if cause is not None:
+        text = f"{type(cause).__name__}: {cause}\n{text}"
     return text[:4000]
 
 
