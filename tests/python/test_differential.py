@@ -51,11 +51,13 @@ import generator as gen  # noqa: E402
 import generator_cf  # noqa: E402
 import generator_rt  # noqa: E402
 import generator_md  # noqa: E402
+import generator_dx  # noqa: E402
 import runner  # noqa: E402
 
 # family: (generator module, reference file)
 FAMILIES = {"df": (gen, "reference.npz"), "cf": (generator_cf, "reference_cf.npz"),
-            "rt": (generator_rt, "reference_rt.npz"), "md": (generator_md, "reference_md.npz")}
+            "rt": (generator_rt, "reference_rt.npz"), "md": (generator_md, "reference_md.npz"),
+            "dx": (generator_dx, "reference_dx.npz")}
 
 
 # How Triton 3.6 failed on kernels that break no language rule, as the reference records

@@ -38,7 +38,7 @@ not, the kernels are generated without it and the npz says so (fingerprint=False
 Options (for dry runs; the GPU run needs none):
   --device cpu --triton-module triton   run on CPU tensors with whatever `triton` is
                                         importable (blockc's: PYTHONPATH=build/python)
-  --family F     only family F ("df", "cf", "rt" or "md"; default: all, one npz each)
+  --family F     only family F ("df", "cf", "rt", "md" or "dx"; default: all, one npz each)
   --count N      run only the first N kernels (of each family)
   --budget S     the time budget in seconds, for all families together (default
                  TIME_BUDGET), shared among them by their kernel counts
@@ -69,12 +69,14 @@ import generator as gen  # noqa: E402
 import generator_cf  # noqa: E402
 import generator_rt  # noqa: E402
 import generator_md  # noqa: E402
+import generator_dx  # noqa: E402
 
 # family: (generator module, npz file, summary file)
 FAMILIES = {"df": (gen, "reference.npz", "summary.txt"),
             "cf": (generator_cf, "reference_cf.npz", "summary_cf.txt"),
             "rt": (generator_rt, "reference_rt.npz", "summary_rt.txt"),
-            "md": (generator_md, "reference_md.npz", "summary_md.txt")}
+            "md": (generator_md, "reference_md.npz", "summary_md.txt"),
+            "dx": (generator_dx, "reference_dx.npz", "summary_dx.txt")}
 
 TIME_BUDGET = 170.0
 KERNEL_TIMEOUT = 60
