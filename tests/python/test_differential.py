@@ -28,13 +28,14 @@ masked edge tiles, operand layouts through strides, f16/bf16/ieee f32/int8/fp8 d
 batched dots, epilogues, GROUP_M ordering, block pointers, tensor descriptors, masks and
 `other=`, negative strides, gathers, scatters, cache keywords); its results are in
 differential/reference_md.npz, compared by generator_md.compare (dots within a bound
-from sum |a*b|).
+from sum |a*b|). A fifth, differential/generator_dx.py ("dx"), is the first family's
+grammar on 300 more seeds with every f32 dot in full precision (reference_dx.npz).
 
 Without a family's reference file every test of that family fails: make both with
 `python3 tests/python/differential/make_reference.py OUTDIR` on a GPU machine (from the
 repository root; `--family md` for one family) and copy OUTDIR/reference.npz,
-OUTDIR/reference_cf.npz, OUTDIR/reference_rt.npz and OUTDIR/reference_md.npz to
-tests/python/differential/.
+OUTDIR/reference_cf.npz, OUTDIR/reference_rt.npz, OUTDIR/reference_md.npz and
+OUTDIR/reference_dx.npz to tests/python/differential/.
 """
 
 import os
