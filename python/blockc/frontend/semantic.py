@@ -49,7 +49,6 @@ def _int_literal(value, bits):
 MAX_RANK = 8
 
 
-
 def _check_literal_fits(value, ty):
     """Triton's checks of a Python number that takes an integer tensor's type, with its
     messages: it must be a value of that type (`x_uint8 & 300` is an error, not 44)."""
@@ -58,6 +57,7 @@ def _check_literal_fits(value, ty):
                          "negative scalar. Perform a explicit cast on one of them.")
     if not ty.get_int_min_value() <= value <= ty.get_int_max_value():
         raise ValueError(f"Scalar {value} is out of range for type {ty}")
+
 
 class Builder(BlockOps):
     """Writes ops through `emitter` at `loc`, the Python place being translated.
